@@ -1,0 +1,379 @@
+#include "sim/engine/replay_engine.h"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Mutex.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <queue>
+#include <stdexcept>
+#include <tuple>
+
+#include "sim/engine/rank_classes.h"
+#include "sim/engine/simgrid_setup.h"
+#include "sim/platform/cluster_topology.h"
+
+namespace scalecast {
+
+namespace sg = simgrid::s4u;
+
+namespace {
+
+// Something that happened outside a class actor and that it must take into account: a task
+// of its own finished (a collective, a send or recv) or a dependency on another rank's task
+// was satisfied.
+struct Notice {
+  int task = 0;
+  bool finished = false;  // true: `task` is done; false: one of `task`'s dependencies is
+};
+
+struct ClassState {
+  const RankProgram* program = nullptr;
+  sg::MutexPtr mutex;
+  sg::ConditionVariablePtr wake;
+  std::deque<Notice> notices;
+  bool blocked = false;  // waiting with nothing of its own running
+  bool finished = false;
+  std::vector<double> start_s, end_s;
+  std::map<int, int> collectives_issued;  // communicator -> count
+};
+
+struct PendingInstance {
+  std::vector<std::pair<int, int>> arrivals;  // (class, task)
+};
+
+class Replay {
+ public:
+  Replay(const ExecutionGraph& graph, const PlatformSpec& spec, const ReplayOptions& options)
+      : graph_(graph), spec_(spec), options_(options) {}
+
+  ReplayResult run();
+
+ private:
+  void run_class(int k);
+  void launch(int k, int task, std::vector<int>& pending, std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>>& running);
+  void complete(int k, int task, std::vector<int>& pending, std::vector<int>& ready);
+  void arrive_collective(int k, int task);
+  void arrive_point_to_point(int k, int task);
+  void start_runner(std::vector<CollectivePlan> plans, std::vector<std::pair<int, int>> waiters, CollectiveRecord record);
+  void notify(int k, Notice notice);
+  bool everyone_blocked() const;
+  double route_latency_s(int from, int to) const;
+
+  const ExecutionGraph& graph_;
+  const PlatformSpec& spec_;
+  const ReplayOptions& options_;
+  std::unique_ptr<ClusterTopology> topology_;
+  ClusterLayout layout_;
+  RankClasses classes_;
+  std::vector<ClassState> state_;
+  std::vector<std::vector<std::vector<int>>> dependents_;  // program -> task -> same-rank dependents
+  std::map<std::pair<int, int>, std::vector<std::pair<int, int>>> remote_subscribers_;  // (class, task) -> (class, task)
+  std::map<std::tuple<int, int, int>, PendingInstance> pending_collectives_;  // (communicator, component, sequence)
+  std::map<std::tuple<int, int, int, int>, std::vector<std::pair<int, int>>> pending_p2p_;  // (src, dst, tag, seq)
+  std::map<std::tuple<int, int, int, int>, int> p2p_sequence_;  // (src, dst, tag, is_recv) -> count
+  int active_runners_ = 0;
+  bool deadlocked_ = false;
+  ReplayResult result_;
+};
+
+double Replay::route_latency_s(int from, int to) const {
+  std::vector<sg::Link*> links;
+  double latency = 0;
+  topology_->source_host(from, to)->route_to(topology_->destination_host(from, to), links, &latency);
+  return latency;
+}
+
+void Replay::notify(int k, Notice notice) {
+  state_[k].notices.push_back(notice);
+  state_[k].wake->notify_all();
+}
+
+bool Replay::everyone_blocked() const {
+  if (active_runners_ > 0) return false;
+  for (const ClassState& s : state_)
+    if (!s.finished && (!s.blocked || !s.notices.empty())) return false;
+  return true;
+}
+
+void Replay::start_runner(std::vector<CollectivePlan> plans, std::vector<std::pair<int, int>> waiters,
+                          CollectiveRecord record) {
+  ++active_runners_;
+  record.start_s = sg::Engine::get_clock();
+  sg::Actor::create("collective", topology_->gpu_host(0), [this, plans = std::move(plans), waiters = std::move(waiters), record]() mutable {
+    // Concurrent groups run their phases side by side: phase i of every plan at once.
+    size_t phases = 0;
+    for (const auto& plan : plans) phases = std::max(phases, plan.phases.size());
+    for (size_t i = 0; i < phases; ++i) {
+      std::vector<sg::CommPtr> comms;
+      double latency_s = 0;
+      for (const auto& plan : plans) {
+        if (i >= plan.phases.size()) continue;
+        const CollectivePhase& phase = plan.phases[i];
+        latency_s = std::max(latency_s, phase.latency_s);
+        for (const Flow& f : phase.flows) {
+          if (f.bytes <= 0) continue;
+          comms.push_back(sg::Comm::sendto_async(topology_->source_host(f.source_rank, f.destination_rank),
+                                                 topology_->destination_host(f.source_rank, f.destination_rank),
+                                                 static_cast<uint64_t>(std::max(1.0, std::round(f.bytes)))));
+        }
+      }
+      record.flows += static_cast<long>(comms.size());
+      sg::Comm::wait_all(comms);
+      if (latency_s > 0) sg::this_actor::sleep_for(latency_s);
+    }
+    record.end_s = sg::Engine::get_clock();
+    result_.flows += record.flows;
+    result_.collectives.push_back(record);
+    --active_runners_;
+    for (auto [k, task] : waiters) notify(k, {task, true});
+  });
+}
+
+void Replay::arrive_collective(int k, int task_index) {
+  const Task& task = state_[k].program->tasks[task_index];
+  const int sequence = state_[k].collectives_issued[task.communicator]++;
+  const int component = classes_.component_of.at({task.communicator, k});
+  auto key = std::make_tuple(task.communicator, component, sequence);
+  PendingInstance& instance = pending_collectives_[key];
+  instance.arrivals.emplace_back(k, task_index);
+  const auto& comp = classes_.components.at(task.communicator)[component];
+  if (instance.arrivals.size() < comp.classes.size()) return;
+
+  const Communicator* comm = graph_.find_communicator(task.communicator);
+  std::vector<CollectivePlan> plans;
+  CollectiveRecord record;
+  record.op = task.op;
+  record.bytes = task.bytes;
+  for (int g : comp.groups) {
+    CollectiveRequest request{task.op, task.bytes, comm->groups[g], task.root};
+    record.ranks = std::max<int>(record.ranks, static_cast<int>(request.group.size()));
+    plans.push_back(plan_collective(request, options_.algorithm, options_.fidelity, layout_,
+                                    [this](int a, int b) { return route_latency_s(a, b); }));
+    record.algorithm = plans.back().algorithm;
+  }
+  auto waiters = std::move(instance.arrivals);
+  pending_collectives_.erase(key);
+  start_runner(std::move(plans), std::move(waiters), record);
+}
+
+void Replay::arrive_point_to_point(int k, int task_index) {
+  const Task& task = state_[k].program->tasks[task_index];
+  const int rank = classes_.ranks[k].front();  // p2p ranks are classes of their own
+  const int peer = rank + task.peer_offset;
+  const bool is_recv = task.kind == TaskKind::recv;
+  const int source = is_recv ? peer : rank, destination = is_recv ? rank : peer;
+  const int sequence = p2p_sequence_[{source, destination, task.tag, is_recv}]++;
+  auto key = std::make_tuple(source, destination, task.tag, sequence);
+  auto& arrivals = pending_p2p_[key];
+  arrivals.emplace_back(k, task_index);
+  if (arrivals.size() < 2) return;
+  CollectivePlan plan;
+  CollectivePhase phase;
+  phase.flows.push_back({source, destination, task.bytes});
+  phase.latency_s = layout_.node_of(source) == layout_.node_of(destination) ? spec_.collectives.intra_step_latency_s
+                                                                            : spec_.collectives.inter_step_latency_s;
+  plan.phases.push_back(phase);
+  CollectiveRecord record;
+  record.bytes = task.bytes;
+  record.ranks = 2;
+  auto waiters = std::move(arrivals);
+  pending_p2p_.erase(key);
+  start_runner({plan}, std::move(waiters), record);
+}
+
+using RunningQueue = std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>>;
+
+void Replay::launch(int k, int task_index, std::vector<int>&, RunningQueue& running) {
+  ClassState& s = state_[k];
+  const Task& task = s.program->tasks[task_index];
+  const double now = sg::Engine::get_clock();
+  s.start_s[task_index] = now;
+  switch (task.kind) {
+    case TaskKind::compute:
+      running.emplace(now + compute_duration_s(task, spec_.node.gpu, options_.compute), task_index);
+      break;
+    case TaskKind::collective: arrive_collective(k, task_index); break;
+    case TaskKind::send:
+    case TaskKind::recv: arrive_point_to_point(k, task_index); break;
+  }
+}
+
+void Replay::complete(int k, int task_index, std::vector<int>& pending, std::vector<int>& ready) {
+  ClassState& s = state_[k];
+  s.end_s[task_index] = sg::Engine::get_clock();
+  for (int next : dependents_[classes_.program[k]][task_index])
+    if (--pending[next] == 0) ready.push_back(next);
+  auto subscribers = remote_subscribers_.find({k, task_index});
+  if (subscribers != remote_subscribers_.end())
+    for (auto [other, task] : subscribers->second) notify(other, {task, false});
+}
+
+void Replay::run_class(int k) {
+  ClassState& s = state_[k];
+  const auto& tasks = s.program->tasks;
+  const int program = classes_.program[k];
+  const int rank = classes_.ranks[k].front();
+  std::vector<int> pending(tasks.size(), 0);
+  std::map<int, int> last_on_stream;
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    auto previous = last_on_stream.find(tasks[t].stream);
+    if (previous != last_on_stream.end()) ++pending[t];
+    last_on_stream[tasks[t].stream] = static_cast<int>(t);
+    pending[t] += static_cast<int>(tasks[t].deps.size());
+  }
+  (void)program;
+  (void)rank;
+  std::vector<int> ready;
+  for (size_t t = 0; t < tasks.size(); ++t)
+    if (pending[t] == 0) ready.push_back(static_cast<int>(t));
+  RunningQueue running;
+  size_t completed = 0;
+  std::unique_lock<sg::Mutex> lock(*s.mutex);
+  while (completed < tasks.size() && !deadlocked_) {
+    // Launch in task order so that runs are deterministic.
+    std::sort(ready.begin(), ready.end());
+    std::vector<int> launching;
+    launching.swap(ready);
+    for (int t : launching) launch(k, t, pending, running);
+    while (!s.notices.empty()) {
+      Notice notice = s.notices.front();
+      s.notices.pop_front();
+      if (notice.finished) {
+        complete(k, notice.task, pending, ready);
+        ++completed;
+      } else if (--pending[notice.task] == 0) {
+        ready.push_back(notice.task);
+      }
+    }
+    if (!ready.empty()) continue;
+    if (!running.empty()) {
+      const double next_end = running.top().first;
+      if (sg::Engine::get_clock() < next_end) s.wake->wait_until(lock, next_end);
+      const double now = sg::Engine::get_clock();
+      while (!running.empty() && running.top().first <= now) {
+        complete(k, running.top().second, pending, ready);
+        running.pop();
+        ++completed;
+      }
+      continue;
+    }
+    if (!s.notices.empty() || completed == tasks.size()) continue;
+    s.blocked = true;
+    if (everyone_blocked()) {
+      deadlocked_ = true;
+      for (size_t other = 0; other < state_.size(); ++other) state_[other].wake->notify_all();
+      break;
+    }
+    s.wake->wait(lock);
+    s.blocked = false;
+  }
+  s.finished = true;
+  s.blocked = false;
+}
+
+ReplayResult Replay::run() {
+  auto& engine = start_simgrid();
+  auto build_start = std::chrono::steady_clock::now();
+  topology_ = ClusterTopology::build(spec_, graph_.world_size());
+  result_.platform_build_wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - build_start).count();
+  layout_ = ClusterLayout{&spec_, topology_->gpus_per_node()};
+  classes_ = build_rank_classes(graph_, options_.per_rank);
+  result_.rank_classes = static_cast<int>(classes_.ranks.size());
+
+  dependents_.resize(graph_.programs.size());
+  for (size_t p = 0; p < graph_.programs.size(); ++p) {
+    const auto& tasks = graph_.programs[p].tasks;
+    dependents_[p].resize(tasks.size());
+    std::map<int, int> last_on_stream;
+    for (size_t t = 0; t < tasks.size(); ++t) {
+      auto previous = last_on_stream.find(tasks[t].stream);
+      if (previous != last_on_stream.end()) dependents_[p][previous->second].push_back(static_cast<int>(t));
+      last_on_stream[tasks[t].stream] = static_cast<int>(t);
+      for (const TaskRef& dep : tasks[t].deps)
+        if (dep.rank_offset == 0) dependents_[p][dep.task].push_back(static_cast<int>(t));
+    }
+  }
+
+  state_.resize(classes_.ranks.size());
+  for (size_t k = 0; k < state_.size(); ++k) {
+    ClassState& s = state_[k];
+    s.program = &graph_.programs[classes_.program[k]];
+    s.mutex = sg::Mutex::create();
+    s.wake = sg::ConditionVariable::create();
+    s.start_s.assign(s.program->tasks.size(), 0);
+    s.end_s.assign(s.program->tasks.size(), 0);
+  }
+  // Dependencies on other ranks' tasks: the other rank's class tells this one when done.
+  for (size_t k = 0; k < state_.size(); ++k) {
+    const int rank = classes_.ranks[k].front();
+    const auto& tasks = state_[k].program->tasks;
+    for (size_t t = 0; t < tasks.size(); ++t)
+      for (const TaskRef& dep : tasks[t].deps)
+        if (dep.rank_offset != 0)
+          remote_subscribers_[{classes_.class_of_rank[rank + dep.rank_offset], dep.task}].emplace_back(
+              static_cast<int>(k), static_cast<int>(t));
+  }
+
+  for (size_t k = 0; k < state_.size(); ++k)
+    sg::Actor::create("rank-class-" + std::to_string(k), topology_->gpu_host(classes_.ranks[k].front()),
+                      [this, k]() { run_class(static_cast<int>(k)); });
+  engine.run();
+
+  if (deadlocked_) {
+    for (size_t k = 0; k < state_.size(); ++k)
+      for (size_t t = 0; t < state_[k].program->tasks.size(); ++t)
+        if (state_[k].end_s[t] == 0 && state_[k].start_s[t] >= 0) {
+          const Task& task = state_[k].program->tasks[t];
+          throw std::runtime_error("replay deadlocked: rank " + std::to_string(classes_.ranks[k].front()) +
+                                   " never finished task " + std::to_string(t) + " ('" + task.name +
+                                   "'): its partners never reached the matching collective or send/recv");
+        }
+    throw std::runtime_error("replay deadlocked");
+  }
+
+  result_.timeline.world_size = graph_.world_size();
+  result_.timeline.platform = spec_.name;
+  for (size_t k = 0; k < state_.size(); ++k) {
+    RankClassTimeline timeline;
+    timeline.ranks = classes_.ranks[k];
+    const auto& tasks = state_[k].program->tasks;
+    for (size_t t = 0; t < tasks.size(); ++t) {
+      const Task& task = tasks[t];
+      TimelineEvent e;
+      e.stream = task.stream;
+      e.step = task.step;
+      e.category = task.kind == TaskKind::compute      ? EventCategory::compute
+                   : task.kind == TaskKind::collective ? EventCategory::communication
+                                                       : EventCategory::point_to_point;
+      e.name = task.name.empty() ? (task.kind == TaskKind::collective ? to_string(task.op) : to_string(task.kind)) : task.name;
+      e.start_s = state_[k].start_s[t];
+      e.end_s = state_[k].end_s[t];
+      e.bytes = task.bytes;
+      result_.makespan_s = std::max(result_.makespan_s, e.end_s);
+      timeline.events.push_back(std::move(e));
+    }
+    std::stable_sort(timeline.events.begin(), timeline.events.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.start_s, a.stream) < std::tie(b.start_s, b.stream);
+    });
+    result_.timeline.classes.push_back(std::move(timeline));
+  }
+  return std::move(result_);
+}
+
+}  // namespace
+
+ReplayResult replay(const ExecutionGraph& graph, const PlatformSpec& platform, const ReplayOptions& options) {
+  Replay replay(graph, platform, options);
+  return replay.run();
+}
+
+}  // namespace scalecast

@@ -1,0 +1,50 @@
+// Replays an execution graph on a platform with SimGrid: compute on GPUs, collectives and
+// send/recv as flows sharing the platform's links. DESIGN.md "Modelling".
+//
+// Ranks that run the same program and meet in the same collectives advance in lockstep (every
+// collective ends at once for all its members), so the engine runs one actor per such rank
+// class, not per GPU, while every collective still puts all of its flows, for all ranks, on
+// the network. Options.per_rank turns that off (one class per rank) for validation.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/collectives/collective_plan.h"
+#include "sim/engine/compute_cost.h"
+#include "sim/platform/platform_spec.h"
+#include "sim/timeline/timeline.h"
+#include "sim/trace/execution_graph.h"
+
+namespace scalecast {
+
+struct ReplayOptions {
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
+  CollectiveFidelity fidelity = CollectiveFidelity::steady_state;
+  ComputeCostModel compute;
+  bool per_rank = false;
+};
+
+struct CollectiveRecord {
+  CollectiveOp op = CollectiveOp::allreduce;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  double bytes = 0;  // per-rank buffer
+  int ranks = 0;     // size of the largest group involved
+  double start_s = 0;
+  double end_s = 0;
+  long flows = 0;
+};
+
+struct ReplayResult {
+  Timeline timeline;
+  double makespan_s = 0;
+  std::vector<CollectiveRecord> collectives;
+  long flows = 0;
+  int rank_classes = 0;
+  double platform_build_wall_s = 0;
+};
+
+// Runs SimGrid in this process (once per process: the engine is a singleton).
+ReplayResult replay(const ExecutionGraph& graph, const PlatformSpec& platform, const ReplayOptions& options);
+
+}  // namespace scalecast

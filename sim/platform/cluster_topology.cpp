@@ -1,0 +1,254 @@
+#include "sim/platform/cluster_topology.h"
+
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "sim/core/input_error.h"
+
+namespace scalecast {
+
+namespace sg = simgrid::s4u;
+using Direction = sg::LinkInRoute::Direction;
+
+// The links of one node that routes are made of. A SplitDuplexLink's UP direction always
+// points away from the GPU (GPU -> switch, GPU -> NIC, lower socket -> higher socket,
+// lower GPU index -> higher for NVLink pairs).
+struct ClusterTopology::NodeLinks {
+  std::vector<sg::SplitDuplexLink*> nvswitch;             // per GPU
+  std::map<std::pair<int, int>, sg::SplitDuplexLink*> nvlink;  // (lower, higher) GPU index
+  std::vector<sg::SplitDuplexLink*> pcie_gpu;             // per GPU
+  std::vector<sg::SplitDuplexLink*> pcie_switch_uplink;   // per PCIe switch
+  sg::SplitDuplexLink* socket_link = nullptr;
+  std::vector<sg::SplitDuplexLink*> nic;                  // per NIC
+};
+
+namespace {
+
+std::string node_name(int node) { return "n" + std::to_string(node); }
+
+sg::SplitDuplexLink* make_link(sg::NetZone* zone, const std::string& name, const LinkSpec& spec,
+                               double multiplicity = 1) {
+  auto* link = zone->create_split_duplex_link(name, spec.achievable_Bps() * multiplicity);
+  link->set_latency(spec.latency_s);
+  link->seal();
+  return link;
+}
+
+int switch_of_gpu(const PcieFabric& pcie, int gpu) {
+  for (size_t s = 0; s < pcie.switches.size(); ++s)
+    if (std::find(pcie.switches[s].gpus.begin(), pcie.switches[s].gpus.end(), gpu) != pcie.switches[s].gpus.end())
+      return static_cast<int>(s);
+  return -1;
+}
+
+// GPU a -> GPU b through the PCIe tree (up to the lowest common switch or socket, then down).
+void append_pcie_path(const PcieFabric& pcie, const ClusterTopology::NodeLinks& links, int a, int b,
+                      std::vector<sg::LinkInRoute>& route) {
+  int switch_a = switch_of_gpu(pcie, a), switch_b = switch_of_gpu(pcie, b);
+  route.emplace_back(links.pcie_gpu[a], Direction::UP);
+  if (switch_a != switch_b) {
+    route.emplace_back(links.pcie_switch_uplink[switch_a], Direction::UP);
+    int socket_a = pcie.switches[switch_a].socket, socket_b = pcie.switches[switch_b].socket;
+    if (socket_a != socket_b && links.socket_link)
+      route.emplace_back(links.socket_link, socket_a < socket_b ? Direction::UP : Direction::DOWN);
+    route.emplace_back(links.pcie_switch_uplink[switch_b], Direction::DOWN);
+  }
+  route.emplace_back(links.pcie_gpu[b], Direction::DOWN);
+}
+
+}  // namespace
+
+void ClusterTopology::check_gpu_count(const PlatformSpec& spec, int gpus) {
+  const int per_node = spec.node.gpus;
+  if (gpus < 1) throw InputError("command line", "--gpus", "must be at least 1, got " + std::to_string(gpus));
+  if (gpus > per_node && gpus % per_node != 0)
+    throw InputError("command line", "--gpus",
+                     std::to_string(gpus) + " is above one node's " + std::to_string(per_node) +
+                         " GPUs and not a multiple of it (platform '" + spec.name + "')");
+  int nodes = std::max(1, gpus / per_node);
+  if (spec.nodes > 0 && nodes > spec.nodes)
+    throw InputError("command line", "--gpus",
+                     std::to_string(gpus) + " GPUs need " + std::to_string(nodes) + " nodes but platform '" +
+                         spec.name + "' has " + std::to_string(spec.nodes));
+  if (nodes > 1 && (spec.network.topology == NetworkSpec::Topology::none || spec.node.nics.empty()))
+    throw InputError(spec.source, "network",
+                     "platform has no inter-node network, so at most " + std::to_string(per_node) +
+                         " GPUs; --gpus asked for " + std::to_string(gpus));
+}
+
+ClusterTopology::ClusterTopology(PlatformSpec spec, int gpus) : spec_(std::move(spec)), gpus_(gpus) {
+  gpus_per_node_ = std::min(gpus, spec_.node.gpus);
+  nodes_ = (gpus + gpus_per_node_ - 1) / gpus_per_node_;
+}
+
+std::unique_ptr<ClusterTopology> ClusterTopology::build(const PlatformSpec& spec, int gpus) {
+  check_gpu_count(spec, gpus);
+  std::unique_ptr<ClusterTopology> topology(new ClusterTopology(spec, gpus));
+  auto* root = sg::create_star_zone("cluster");
+  topology->intra_hosts_.resize(gpus);
+  topology->node_links_.resize(topology->nodes_);
+  for (int node = 0; node < topology->nodes_; ++node) topology->build_node(root, node);
+  if (topology->nodes_ > 1) topology->build_network(root);
+  root->seal();
+  return topology;
+}
+
+void ClusterTopology::build_node(sg::NetZone* root, int node) {
+  const NodeSpec& spec = spec_.node;
+  const int gpus = gpus_per_node_;
+  const std::string prefix = node_name(node);
+  auto* zone = sg::create_full_zone(prefix);
+  zone->set_parent(root);
+  auto links = std::make_shared<NodeLinks>();
+  node_links_[node] = links;
+
+  std::vector<sg::Host*> hosts;
+  for (int g = 0; g < gpus; ++g) {
+    hosts.push_back(zone->create_host(prefix + ".g" + std::to_string(g), 1e9));
+    intra_hosts_[node * gpus_per_node_ + g] = hosts.back();
+  }
+  if (spec.nvswitch)
+    for (int g = 0; g < gpus; ++g)
+      links->nvswitch.push_back(make_link(zone, prefix + ".g" + std::to_string(g) + ".nvswitch", spec.nvswitch->per_gpu));
+  if (spec.nvlink)
+    for (const NvlinkConnection& c : spec.nvlink->connections) {
+      int low = std::min(c.gpu_a, c.gpu_b), high = std::max(c.gpu_a, c.gpu_b);
+      if (high >= gpus) continue;  // a partial node
+      links->nvlink[{low, high}] = make_link(
+          zone, prefix + ".nvlink" + std::to_string(low) + "-" + std::to_string(high), spec.nvlink->per_link, c.links);
+    }
+  if (spec.pcie) {
+    for (int g = 0; g < gpus; ++g)
+      links->pcie_gpu.push_back(make_link(zone, prefix + ".g" + std::to_string(g) + ".pcie", spec.pcie->gpu_link));
+    for (size_t s = 0; s < spec.pcie->switches.size(); ++s)
+      links->pcie_switch_uplink.push_back(
+          make_link(zone, prefix + ".pcie-switch" + std::to_string(s), spec.pcie->switches[s].uplink));
+    if (spec.pcie->sockets > 1)
+      links->socket_link = make_link(zone, prefix + ".socket-link", spec.pcie->socket_interconnect);
+  }
+
+  for (int a = 0; a < gpus; ++a)
+    for (int b = 0; b < gpus; ++b) {
+      if (a == b) continue;
+      std::vector<sg::LinkInRoute> route;
+      auto pair = links->nvlink.find({std::min(a, b), std::max(a, b)});
+      if (!links->nvswitch.empty()) {
+        route = {{links->nvswitch[a], Direction::UP}, {links->nvswitch[b], Direction::DOWN}};
+      } else if (pair != links->nvlink.end()) {
+        route = {{pair->second, a < b ? Direction::UP : Direction::DOWN}};
+      } else if (spec.pcie && switch_of_gpu(*spec.pcie, a) >= 0 && switch_of_gpu(*spec.pcie, b) >= 0) {
+        append_pcie_path(*spec.pcie, *links, a, b, route);
+      } else {
+        throw InputError(spec_.source, "node",
+                         "GPUs " + std::to_string(a) + " and " + std::to_string(b) +
+                             " have no path: no NVSwitch, no NVLink between them and no PCIe tree holding both");
+      }
+      zone->add_route(hosts[a]->get_netpoint(), hosts[b]->get_netpoint(), nullptr, nullptr, route, false);
+    }
+  zone->seal();
+}
+
+void ClusterTopology::build_network(sg::NetZone* root) {
+  const NodeSpec& node_spec = spec_.node;
+  const NetworkSpec& net = spec_.network;
+  const int nics = static_cast<int>(node_spec.nics.size());
+
+  // Leaf switch ports: d down, u up, d/u = oversubscription.
+  const double oversubscription = net.oversubscription;
+  int down_ports = static_cast<int>(std::lround(net.switch_radix * oversubscription / (1 + oversubscription)));
+  down_ports = std::clamp(down_ports, 1, net.switch_radix - 1);
+  const int up_ports = std::max(1, net.switch_radix - down_ports);
+
+  // Network ports in leaf order: (node, nic) pairs, rail-major or node-major.
+  std::vector<std::pair<int, int>> ports;
+  if (net.topology == NetworkSpec::Topology::rail_optimized) {
+    for (int k = 0; k < nics; ++k)
+      for (int n = 0; n < nodes_; ++n) ports.emplace_back(n, k);
+  } else {
+    for (int n = 0; n < nodes_; ++n)
+      for (int k = 0; k < nics; ++k) ports.emplace_back(n, k);
+  }
+  const int leaves = (static_cast<int>(ports.size()) + down_ports - 1) / down_ports;
+
+  auto* network = sg::create_star_zone("network");
+  network->set_parent(root);
+  // With three levels, leaf switches are grouped in pods of radix/2 under pod switches.
+  const int pod_size = net.levels >= 3 ? std::max(1, net.switch_radix / 2) : leaves;
+  const int pods = (leaves + pod_size - 1) / pod_size;
+  std::vector<sg::NetZone*> pod_zones;
+  std::vector<simgrid::kernel::routing::NetPoint*> pod_gateways;
+  for (int p = 0; p < pods; ++p) {
+    if (net.levels < 3 || leaves == 1) {
+      pod_zones.push_back(network);
+      pod_gateways.push_back(nullptr);
+      continue;
+    }
+    auto* pod = sg::create_star_zone("pod" + std::to_string(p));
+    pod->set_parent(network);
+    auto* gateway = pod->create_router("pod" + std::to_string(p) + ".switch");
+    int pod_leaves = std::min(pod_size, leaves - p * pod_size);
+    // Non-blocking above the leaves: the pod's uplink carries what its leaves' uplinks do.
+    auto* uplink = make_link(network, "pod" + std::to_string(p) + ".up", net.link, double(pod_leaves) * up_ports);
+    network->add_route(pod->get_netpoint(), nullptr, gateway, nullptr, {{uplink, Direction::UP}}, true);
+    pod_zones.push_back(pod);
+    pod_gateways.push_back(gateway);
+  }
+
+  network_hosts_.assign(gpus_, nullptr);
+  for (int leaf = 0; leaf < leaves; ++leaf) {
+    sg::NetZone* parent = pod_zones[leaf / pod_size];
+    sg::NetZone* zone = leaves == 1 ? network : sg::create_star_zone("leaf" + std::to_string(leaf));
+    if (zone != network) {
+      zone->set_parent(parent);
+      auto* gateway = zone->create_router("leaf" + std::to_string(leaf) + ".switch");
+      auto* uplink = make_link(parent, "leaf" + std::to_string(leaf) + ".up", net.link, up_ports);
+      parent->add_route(zone->get_netpoint(), nullptr, gateway, nullptr, {{uplink, Direction::UP}}, true);
+    }
+    const size_t first = static_cast<size_t>(leaf) * down_ports;
+    for (size_t p = first; p < std::min(ports.size(), first + down_ports); ++p) {
+      auto [node, k] = ports[p];
+      NodeLinks& links = *node_links_[node];
+      if (links.nic.empty())
+        for (int i = 0; i < nics; ++i)
+          links.nic.push_back(make_link(zone, node_name(node) + ".nic" + std::to_string(i), node_spec.nics[i].link));
+      for (int g : node_spec.nics[k].gpus) {
+        if (g >= gpus_per_node_) continue;
+        int rank = node * gpus_per_node_ + g;
+        auto* host = zone->create_host(node_name(node) + ".g" + std::to_string(g) + ".net", 1e9);
+        network_hosts_[rank] = host;
+        // GPUDirect path: GPU -> (PCIe switch of the NIC) -> NIC -> leaf switch.
+        std::vector<sg::LinkInRoute> up;
+        if (node_spec.pcie && !links.pcie_gpu.empty()) {
+          int nic_gpu = node_spec.nics[k].gpus.front();
+          if (nic_gpu != g && switch_of_gpu(*node_spec.pcie, nic_gpu) != switch_of_gpu(*node_spec.pcie, g)) {
+            append_pcie_path(*node_spec.pcie, links, g, nic_gpu, up);
+            up.pop_back();  // ends at the NIC's switch, not at the GPU beside the NIC
+          } else {
+            up.emplace_back(links.pcie_gpu[g], Direction::UP);
+          }
+        }
+        up.emplace_back(links.nic[k], Direction::UP);
+        zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, up, true);
+      }
+    }
+    if (zone != network) zone->seal();
+  }
+  for (auto* pod : pod_zones)
+    if (pod != network) pod->seal();
+  network->seal();
+}
+
+sg::Host* ClusterTopology::source_host(int from, int to) const {
+  return node_of(from) == node_of(to) ? intra_hosts_[from] : network_hosts_[from];
+}
+
+sg::Host* ClusterTopology::destination_host(int from, int to) const {
+  return node_of(from) == node_of(to) ? intra_hosts_[to] : network_hosts_[to];
+}
+
+}  // namespace scalecast

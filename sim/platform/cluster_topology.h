@@ -1,0 +1,72 @@
+// Builds the SimGrid platform of a cluster from its PlatformSpec, with SimGrid's C++ platform
+// API, and answers which GPU is which host.
+//
+// Layout (chosen for 16,384 GPUs; see SIMGRID-NOTES.md on zone and route costs):
+//  - every GPU has two SimGrid hosts: one inside its node's Full zone, reached over the
+//    intra-node fabric (NVSwitch, NVLink, PCIe), and one network endpoint in the switch
+//    hierarchy. Flows between GPUs of one node use the first, flows between nodes the second.
+//    Both endpoints' routes refer to the same Link objects where they really share hardware
+//    (the PCIe path from a GPU to its NIC, a NIC shared by several GPUs).
+//  - the network is a hierarchy of star zones: a leaf star zone per leaf switch whose routes
+//    are each GPU's path to its NIC; its gateway goes up through the switch's aggregated
+//    uplink (capacity = up ports x link rate, so oversubscription is d/u); further levels
+//    nest the same way. Same-leaf traffic turns around at the leaf, as in a fat tree.
+//  - rail_optimized puts NIC k of every node under rail k's leaf switches; fat_tree puts
+//    whole nodes under a leaf switch.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/platform/platform_spec.h"
+
+namespace simgrid::s4u {
+class Host;
+class Link;
+class NetZone;
+}  // namespace simgrid::s4u
+
+namespace scalecast {
+
+class ClusterTopology {
+ public:
+  // Requires a live simgrid::s4u::Engine (see engine/simgrid_setup.h). `gpus` GPUs are laid
+  // out node by node: rank r is GPU r % gpus_per_node of node r / gpus_per_node; a partial
+  // node (fewer GPUs than the node has) is allowed only when gpus < gpus_per_node.
+  static std::unique_ptr<ClusterTopology> build(const PlatformSpec& spec, int gpus);
+
+  int gpus() const { return gpus_; }
+  int nodes() const { return nodes_; }
+  int gpus_per_node() const { return gpus_per_node_; }
+  int node_of(int rank) const { return rank / gpus_per_node_; }
+  int local_index(int rank) const { return rank % gpus_per_node_; }
+  const PlatformSpec& spec() const { return spec_; }
+
+  // The host a flow from rank `from` to rank `to` starts at, and the one it ends at: the
+  // intra-node endpoint for two GPUs of a node, the network endpoint otherwise.
+  simgrid::s4u::Host* source_host(int from, int to) const;
+  simgrid::s4u::Host* destination_host(int from, int to) const;
+  // A host of the GPU to run its actors on.
+  simgrid::s4u::Host* gpu_host(int rank) const { return intra_hosts_[rank]; }
+
+  // Checks the number of GPUs against the platform; throws InputError naming "--gpus".
+  static void check_gpu_count(const PlatformSpec& spec, int gpus);
+
+  struct NodeLinks;  // the SimGrid links of one node that routes are made of
+
+ private:
+  ClusterTopology(PlatformSpec spec, int gpus);
+  void build_node(simgrid::s4u::NetZone* root, int node);
+  void build_network(simgrid::s4u::NetZone* root);
+
+  PlatformSpec spec_;
+  int gpus_ = 0;
+  int nodes_ = 0;
+  int gpus_per_node_ = 0;
+  std::vector<simgrid::s4u::Host*> intra_hosts_;
+  std::vector<simgrid::s4u::Host*> network_hosts_;
+  std::vector<std::shared_ptr<NodeLinks>> node_links_;
+};
+
+}  // namespace scalecast

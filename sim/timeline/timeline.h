@@ -1,0 +1,57 @@
+// What the replay did: every task's start and end on its rank and stream. Ranks that run in
+// lockstep (a rank class: same program, same collectives) share one list of events, so a
+// 16,384-GPU timeline stays as small as the handful of distinct ranks it holds.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace scalecast {
+
+enum class EventCategory { compute, communication, point_to_point };
+const char* to_string(EventCategory category);
+bool parse_event_category(const std::string& text, EventCategory& category);
+
+struct TimelineEvent {
+  int stream = 0;
+  int step = -1;
+  EventCategory category = EventCategory::compute;
+  std::string name;
+  double start_s = 0;
+  double end_s = 0;
+  double bytes = 0;
+};
+
+struct RankClassTimeline {
+  std::vector<int> ranks;  // ranks that share these events
+  std::vector<TimelineEvent> events;  // in order of start time, then stream
+};
+
+struct Timeline {
+  std::string platform;
+  int world_size = 0;
+  std::vector<RankClassTimeline> classes;
+  bool operator==(const Timeline& other) const;
+};
+
+// Durations over an interval of the timeline, for one rank class: compute is the time at
+// least one compute task ran; exposed communication the time communication ran and no compute
+// did; idle the rest.
+struct TimeBreakdown {
+  double span_s = 0;
+  double compute_s = 0;
+  double communication_s = 0;
+  double exposed_communication_s = 0;
+  double idle_s = 0;
+};
+TimeBreakdown breakdown(const RankClassTimeline& timeline, double from_s, double to_s);
+
+// Per training step: the span from the first task of the step to its last, over all classes.
+struct StepSpan {
+  int step = -1;
+  double start_s = 0;
+  double end_s = 0;
+};
+std::vector<StepSpan> step_spans(const Timeline& timeline);
+
+}  // namespace scalecast
