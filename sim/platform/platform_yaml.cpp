@@ -1,0 +1,651 @@
+#include "sim/platform/platform_yaml.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "sim/core/input_error.h"
+#include "sim/core/quantity_parse.h"
+
+namespace scalecast {
+
+namespace {
+
+// Defaults for the `collectives` section: NCCL's ring latencies for its LL protocol (the one it
+// picks for the small messages where latency matters), from src/graph/tuning.cc as quoted in
+// shared/NCCL-CALIBRATION.md. SCHEMA.md explains the choice.
+constexpr double kDefaultBaseLatency_s = 6.6e-6;
+constexpr double kDefaultNvlinkStepLatency_s = 0.6e-6;
+constexpr double kDefaultPcieStepLatency_s = 1.0e-6;
+constexpr double kDefaultNetworkStepLatency_s = 2.7e-6;
+
+// Bounds that only guard against absurd input (and the memory it would make us allocate).
+constexpr long long kMaxGpusPerNode = 1024;
+constexpr long long kMaxNodes = 1000000;
+constexpr long long kMaxSockets = 16;
+constexpr long long kMaxBondedLinks = 64;
+constexpr long long kMaxSwitchRadix = 65536;
+constexpr long long kMaxChannels = 1024;
+
+std::string trim(const std::string& text) {
+  size_t begin = 0, end = text.size();
+  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+  return text.substr(begin, end - begin);
+}
+
+std::string join_path(const std::string& parent, const std::string& key) {
+  return parent.empty() ? key : parent + "." + key;
+}
+
+std::string join_words(const std::vector<std::string>& words) {
+  std::string joined;
+  for (const std::string& word : words) joined += (joined.empty() ? "" : ", ") + word;
+  return joined;
+}
+
+// A YAML value and where it sits: the file it came from, its dotted path and its line, so that
+// every complaint about it can say exactly where to look.
+class Field {
+ public:
+  Field(const YAML::Node& node, const std::string& source, std::string path)
+      : node_(node), source_(&source), path_(std::move(path)) {
+    if (node.IsDefined()) line_ = node.Mark().line;  // Mark() throws on undefined nodes
+  }
+  Field(const Field&) = default;
+  // YAML::Node's assignment rewrites the node it refers to (it is not a value copy), so a
+  // Field, which only looks at the document, is never assigned.
+  Field& operator=(const Field&) = delete;
+
+  const YAML::Node& node() const { return node_; }
+  const std::string& path() const { return path_; }
+  const std::string& source() const { return *source_; }
+  bool is_null() const { return !node_.IsDefined() || node_.IsNull(); }
+
+  // The same place in the file under another path: used to report a missing child at the
+  // line of its parent.
+  Field with_path(const std::string& path) const {
+    Field moved = *this;
+    moved.path_ = path;
+    return moved;
+  }
+
+  // A field that is not there, as a child of this one: reported without a line number, since
+  // the parent's line would point at something else.
+  Field missing_child(const std::string& key) const {
+    Field missing = with_path(join_path(path_, key));
+    missing.line_ = -1;
+    return missing;
+  }
+
+  [[noreturn]] void fail(const std::string& problem) const {
+    std::string where = line_ >= 0 ? " (line " + std::to_string(line_ + 1) + ")" : "";
+    throw InputError(*source_, path_, problem + where);
+  }
+
+  std::string kind() const {
+    if (is_null()) return "nothing";
+    if (node_.IsMap()) return "a mapping";
+    if (node_.IsSequence()) return "a list";
+    return "'" + node_.Scalar() + "'";
+  }
+
+  // The elements of a list, each with its indexed path ("nics[2]").
+  std::vector<Field> items() const {
+    if (!node_.IsSequence()) fail("expected a list, got " + kind());
+    std::vector<Field> result;
+    for (size_t i = 0; i < node_.size(); ++i) {
+      result.emplace_back(node_[i], *source_, path_ + "[" + std::to_string(i) + "]");
+    }
+    return result;
+  }
+
+ private:
+  YAML::Node node_;
+  const std::string* source_;
+  std::string path_;
+  int line_ = -1;
+};
+
+// The fields of one YAML mapping, checked against the names that section allows, so that a
+// typo ("bandwith") is an error rather than a silently ignored line.
+class MapReader {
+ public:
+  MapReader(const Field& field, const std::vector<std::string>& allowed) : field_(field) {
+    if (!field.node().IsMap()) field.fail("expected a mapping of fields (name: value), got " + field.kind());
+    for (const auto& pair : field.node()) {
+      if (!pair.first.IsScalar()) {
+        Field(pair.first, field.source(), field.path()).fail("a field name must be a plain word");
+      }
+      const std::string key = pair.first.Scalar();
+      const Field at_key(pair.first, field.source(), join_path(field.path(), key));
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+        at_key.fail("unknown field; expected one of: " + join_words(allowed));
+      }
+      if (!fields_.emplace(key, Field(pair.second, field.source(), at_key.path())).second) {
+        at_key.fail("field given twice");
+      }
+    }
+  }
+
+  // Absent and explicitly empty ("nvlink:") both read as not given.
+  std::optional<Field> optional(const std::string& key) const {
+    auto it = fields_.find(key);
+    if (it == fields_.end() || it->second.is_null()) return std::nullopt;
+    return it->second;
+  }
+
+  Field required(const std::string& key) const {
+    auto it = fields_.find(key);
+    if (it == fields_.end()) field_.missing_child(key).fail("missing required field");
+    if (it->second.is_null()) it->second.fail("has no value");
+    return it->second;
+  }
+
+  bool has(const std::string& key) const { return optional(key).has_value(); }
+  const std::map<std::string, Field>& fields() const { return fields_; }
+  const Field& field() const { return field_; }
+
+ private:
+  Field field_;
+  std::map<std::string, Field> fields_;
+};
+
+// ---- scalar values --------------------------------------------------------------------------
+
+std::string read_scalar(const Field& field) {
+  if (field.is_null()) field.fail("has no value");
+  if (!field.node().IsScalar()) field.fail("expected a single value, got " + field.kind());
+  return trim(field.node().Scalar());
+}
+
+std::string read_name(const Field& field) {
+  std::string text = read_scalar(field);
+  if (text.empty()) field.fail("must not be empty");
+  return text;
+}
+
+long long read_integer(const Field& field, long long min, long long max) {
+  const std::string text = read_scalar(field);
+  long long value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) {
+    field.fail("expected a whole number, got '" + text + "'");
+  }
+  if (value < min || value > max) {
+    field.fail("must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + text);
+  }
+  return value;
+}
+
+double read_number(const Field& field) {
+  const std::string text = read_scalar(field);
+  double value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
+    field.fail("expected a number, got '" + text + "'");
+  }
+  return value;
+}
+
+using QuantityParser = std::optional<double> (*)(const std::string&);
+
+double read_quantity(const Field& field, QuantityParser parse, const std::string& expected) {
+  const std::string text = read_scalar(field);
+  std::optional<double> value = parse(text);
+  if (!value || !std::isfinite(*value)) field.fail("expected " + expected + ", got '" + text + "'");
+  return *value;
+}
+
+double read_positive_bandwidth_Bps(const Field& field) {
+  double value_Bps = read_quantity(field, parse_bandwidth_Bps, "a bandwidth such as 25GB/s or 100Gbps");
+  if (value_Bps <= 0) field.fail("a bandwidth must be positive");
+  return value_Bps;
+}
+
+double read_latency_s(const Field& field) {
+  // A bare 0 needs no unit; any other time does ("1us"), so that "1" cannot mean a second by accident.
+  if (field.node().IsScalar() && trim(field.node().Scalar()) == "0") return 0;
+  double value_s = read_quantity(field, parse_seconds, "a time such as 1.5us or 2ms");
+  if (value_s < 0) field.fail("a latency must not be negative");
+  return value_s;
+}
+
+double read_positive_bytes(const Field& field) {
+  double value_bytes = read_quantity(field, parse_bytes, "a size such as 32GiB or 80GB");
+  if (value_bytes <= 0) field.fail("a size must be positive");
+  return value_bytes;
+}
+
+double read_positive_flops_per_s(const Field& field) {
+  double value = read_quantity(field, parse_flops_per_s, "a FLOP rate such as 125TFLOPS or 15.7 TFLOP/s");
+  if (value <= 0) field.fail("a FLOP rate must be positive");
+  return value;
+}
+
+double read_efficiency(const Field& field) {
+  double value = read_number(field);
+  if (value <= 0 || value > 1)
+    field.fail("an efficiency is the achievable fraction of the nominal rate: it must be in (0, 1]");
+  return value;
+}
+
+int read_gpu_index(const Field& field, int gpus) {
+  const long long index = read_integer(field, LLONG_MIN, LLONG_MAX);
+  if (index < 0 || index >= gpus) {
+    field.fail("GPU index " + std::to_string(index) + " is out of range: the node has " + std::to_string(gpus) +
+               " GPUs (0.." + std::to_string(gpus - 1) + ")");
+  }
+  return static_cast<int>(index);
+}
+
+std::vector<int> read_gpu_list(const Field& field, int gpus) {
+  std::vector<int> indices;
+  for (const Field& item : field.items()) indices.push_back(read_gpu_index(item, gpus));
+  if (indices.empty()) field.fail("must list at least one GPU");
+  return indices;
+}
+
+// ---- links ----------------------------------------------------------------------------------
+
+const std::vector<std::string> kLinkFields = {"bandwidth", "latency", "efficiency"};
+
+std::vector<std::string> with_link_fields(std::vector<std::string> names) {
+  names.insert(names.end(), kLinkFields.begin(), kLinkFields.end());
+  return names;
+}
+
+// The link fields of a mapping that may hold other fields too (a NIC, a compact NIC list).
+LinkSpec link_from(const MapReader& map) {
+  LinkSpec link;
+  link.bandwidth_Bps = read_positive_bandwidth_Bps(map.required("bandwidth"));
+  if (auto latency = map.optional("latency")) link.latency_s = read_latency_s(*latency);
+  if (auto efficiency = map.optional("efficiency")) link.efficiency = read_efficiency(*efficiency);
+  return link;
+}
+
+LinkSpec read_link(const Field& field) { return link_from(MapReader(field, kLinkFields)); }
+
+// Several lists together must name every GPU of the node exactly once (PCIe switches, NICs).
+class GpuAssignment {
+ public:
+  GpuAssignment(int gpus, std::string holder) : owners_(gpus), holder_(std::move(holder)) {}
+
+  void claim(int gpu, const Field& at, const std::string& owner) {
+    if (!owners_[gpu].empty()) {
+      at.fail("GPU " + std::to_string(gpu) + " is already under " + owners_[gpu] +
+              "; each GPU belongs to exactly one " + holder_);
+    }
+    owners_[gpu] = owner;
+  }
+
+  void require_all(const Field& list) const {
+    for (size_t gpu = 0; gpu < owners_.size(); ++gpu) {
+      if (owners_[gpu].empty())
+        list.fail("GPU " + std::to_string(gpu) + " is under no " + holder_ + "; each GPU belongs to exactly one");
+    }
+  }
+
+ private:
+  std::vector<std::string> owners_;
+  std::string holder_;
+};
+
+// ---- node -----------------------------------------------------------------------------------
+
+const std::vector<std::string> kPrecisions = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"};
+
+GpuSpec read_gpu(const Field& field) {
+  MapReader map(field, {"model", "peak_flops", "memory_bandwidth", "memory"});
+  GpuSpec gpu;
+  gpu.model = read_name(map.required("model"));
+  MapReader flops(map.required("peak_flops"), kPrecisions);
+  for (const auto& [precision, value] : flops.fields()) {
+    gpu.peak_flops_per_s[precision] = read_positive_flops_per_s(value);
+  }
+  if (gpu.peak_flops_per_s.empty()) flops.field().fail("must give at least one precision: " + join_words(kPrecisions));
+  gpu.memory_bandwidth_Bps = read_positive_bandwidth_Bps(map.required("memory_bandwidth"));
+  if (auto memory = map.optional("memory")) gpu.memory_bytes = read_positive_bytes(*memory);
+  return gpu;
+}
+
+// [gpu_a, gpu_b] or [gpu_a, gpu_b, links]; paths name the parts (".gpu_b", ".links").
+NvlinkConnection read_nvlink_connection(const Field& field, int gpus) {
+  if (!field.node().IsSequence() || field.node().size() < 2 || field.node().size() > 3) {
+    field.fail("expected [gpu_a, gpu_b] or [gpu_a, gpu_b, links], got " + field.kind());
+  }
+  std::vector<Field> parts = field.items();
+  NvlinkConnection connection;
+  connection.gpu_a = read_gpu_index(parts[0].with_path(field.path() + ".gpu_a"), gpus);
+  connection.gpu_b = read_gpu_index(parts[1].with_path(field.path() + ".gpu_b"), gpus);
+  if (parts.size() == 3) {
+    connection.links = static_cast<int>(read_integer(parts[2].with_path(field.path() + ".links"), 1, kMaxBondedLinks));
+  }
+  if (connection.gpu_a == connection.gpu_b) {
+    field.fail("connects GPU " + std::to_string(connection.gpu_a) + " to itself");
+  }
+  return connection;
+}
+
+NvlinkFabric read_nvlink(const Field& field, int gpus) {
+  MapReader map(field, {"link", "connections"});
+  NvlinkFabric fabric;
+  fabric.per_link = read_link(map.required("link"));
+  const Field list = map.required("connections");
+  std::map<std::pair<int, int>, std::string> seen;  // unordered pair -> where it was first listed
+  for (const Field& item : list.items()) {
+    NvlinkConnection connection = read_nvlink_connection(item, gpus);
+    auto pair = std::minmax(connection.gpu_a, connection.gpu_b);
+    auto [it, fresh] = seen.emplace(pair, item.path());
+    if (!fresh) {
+      item.fail("GPUs " + std::to_string(pair.first) + " and " + std::to_string(pair.second) +
+                " are already joined at " + it->second +
+                "; give the number of bonded links as the third value instead");
+    }
+    fabric.connections.push_back(connection);
+  }
+  if (fabric.connections.empty()) list.fail("must list at least one connection");
+  return fabric;
+}
+
+PcieFabric read_pcie(const Field& field, int gpus) {
+  MapReader map(field, {"gpu_link", "sockets", "socket_interconnect", "switches"});
+  PcieFabric fabric;
+  fabric.gpu_link = read_link(map.required("gpu_link"));
+  if (auto sockets = map.optional("sockets")) fabric.sockets = static_cast<int>(read_integer(*sockets, 1, kMaxSockets));
+  if (fabric.sockets > 1) {
+    fabric.socket_interconnect = read_link(map.required("socket_interconnect"));
+  } else if (auto interconnect = map.optional("socket_interconnect")) {
+    fabric.socket_interconnect = read_link(*interconnect);
+  }
+  const Field list = map.required("switches");
+  GpuAssignment assignment(gpus, "PCIe switch");
+  for (const Field& item : list.items()) {
+    MapReader entry(item, {"socket", "gpus", "uplink"});
+    PcieSwitch pcie_switch;
+    if (auto socket = entry.optional("socket")) {
+      pcie_switch.socket = static_cast<int>(read_integer(*socket, 0, fabric.sockets - 1));
+    }
+    const Field gpu_list = entry.required("gpus");
+    pcie_switch.gpus = read_gpu_list(gpu_list, gpus);
+    std::vector<Field> gpu_fields = gpu_list.items();
+    for (size_t i = 0; i < gpu_fields.size(); ++i) assignment.claim(pcie_switch.gpus[i], gpu_fields[i], item.path());
+    pcie_switch.uplink = read_link(entry.required("uplink"));
+    fabric.switches.push_back(pcie_switch);
+  }
+  if (fabric.switches.empty()) list.fail("must list at least one switch");
+  assignment.require_all(list);
+  return fabric;
+}
+
+// Either a list of NICs, each with its GPUs, or the compact form
+// {count, gpus_per_nic, bandwidth, ...}: NIC i serves GPUs i*gpus_per_nic .. (i+1)*gpus_per_nic-1.
+std::vector<NicSpec> read_nics(const Field& field, int gpus) {
+  std::vector<NicSpec> nics;
+  if (field.node().IsMap()) {
+    MapReader map(field, with_link_fields({"count", "gpus_per_nic"}));
+    const Field count_field = map.required("count");
+    const int count = static_cast<int>(read_integer(count_field, 1, gpus));
+    int gpus_per_nic = gpus / count;
+    if (auto per_nic = map.optional("gpus_per_nic")) gpus_per_nic = static_cast<int>(read_integer(*per_nic, 1, gpus));
+    if (count * gpus_per_nic != gpus) {
+      count_field.fail(std::to_string(count) + " NICs x " + std::to_string(gpus_per_nic) +
+                       " GPUs per NIC must equal the node's " + std::to_string(gpus) + " GPUs");
+    }
+    const LinkSpec link = link_from(map);
+    for (int nic = 0; nic < count; ++nic) {
+      NicSpec spec{link, {}};
+      for (int gpu = nic * gpus_per_nic; gpu < (nic + 1) * gpus_per_nic; ++gpu) spec.gpus.push_back(gpu);
+      nics.push_back(spec);
+    }
+    return nics;
+  }
+  if (!field.node().IsSequence())
+    field.fail("expected a list of NICs or {count: N, bandwidth: ...}, got " + field.kind());
+  GpuAssignment assignment(gpus, "NIC");
+  for (const Field& item : field.items()) {
+    MapReader map(item, with_link_fields({"gpus"}));
+    NicSpec nic;
+    nic.link = link_from(map);
+    const Field gpu_list = map.required("gpus");
+    nic.gpus = read_gpu_list(gpu_list, gpus);
+    std::vector<Field> gpu_fields = gpu_list.items();
+    for (size_t i = 0; i < gpu_fields.size(); ++i) assignment.claim(nic.gpus[i], gpu_fields[i], item.path());
+    nics.push_back(nic);
+  }
+  if (!nics.empty()) assignment.require_all(field);
+  return nics;
+}
+
+// Without NVSwitch or PCIe, NVLink is the only way between GPUs: every GPU must reach every
+// other one, possibly through others.
+void require_nvlink_connected(const NvlinkFabric& fabric, int gpus, const Field& at) {
+  std::vector<int> component(gpus);
+  for (int gpu = 0; gpu < gpus; ++gpu) component[gpu] = gpu;
+  auto root = [&](int gpu) {
+    while (component[gpu] != gpu) gpu = component[gpu] = component[component[gpu]];
+    return gpu;
+  };
+  for (const NvlinkConnection& connection : fabric.connections)
+    component[root(connection.gpu_a)] = root(connection.gpu_b);
+  for (int gpu = 1; gpu < gpus; ++gpu) {
+    if (root(gpu) != root(0)) {
+      at.fail("GPU " + std::to_string(gpu) +
+              " cannot reach GPU 0 over NVLink, and the node has no pcie section to fall back on");
+    }
+  }
+}
+
+NodeSpec read_node(const Field& field) {
+  MapReader map(field, {"gpus", "gpu", "nvswitch", "nvlink", "pcie", "nics"});
+  NodeSpec node;
+  node.gpus = static_cast<int>(read_integer(map.required("gpus"), 1, kMaxGpusPerNode));
+  node.gpu = read_gpu(map.required("gpu"));
+  if (auto nvswitch = map.optional("nvswitch")) node.nvswitch = NvswitchFabric{read_link(*nvswitch)};
+  if (auto nvlink = map.optional("nvlink")) {
+    if (node.nvswitch) nvlink->fail("a node has either nvswitch or nvlink, not both");
+    node.nvlink = read_nvlink(*nvlink, node.gpus);
+  }
+  if (auto pcie = map.optional("pcie")) node.pcie = read_pcie(*pcie, node.gpus);
+  if (auto nics = map.optional("nics")) node.nics = read_nics(*nics, node.gpus);
+
+  if (node.gpus > 1 && !node.nvswitch && !node.nvlink && !node.pcie) {
+    field.fail("a node of " + std::to_string(node.gpus) +
+               " GPUs needs a fabric between them: nvswitch, nvlink or pcie");
+  }
+  if (node.nvlink && !node.pcie) {
+    const Field connections = map.required("nvlink").with_path(join_path(field.path(), "nvlink.connections"));
+    require_nvlink_connected(*node.nvlink, node.gpus, connections);
+  }
+  return node;
+}
+
+// ---- network and collectives ----------------------------------------------------------------
+
+NetworkSpec read_network(const Field& field) {
+  MapReader map(field, {"topology", "levels", "switch_radix", "link", "oversubscription"});
+  NetworkSpec network;
+  const Field topology = map.required("topology");
+  const std::string name = read_scalar(topology);
+  if (name == "fat_tree") {
+    network.topology = NetworkSpec::Topology::fat_tree;
+  } else if (name == "rail_optimized") {
+    network.topology = NetworkSpec::Topology::rail_optimized;
+  } else if (name == "none") {
+    network.topology = NetworkSpec::Topology::none;
+  } else {
+    topology.fail("unknown topology '" + name + "'; expected fat_tree, rail_optimized or none");
+  }
+  if (auto levels = map.optional("levels")) network.levels = static_cast<int>(read_integer(*levels, 1, 3));
+  if (auto radix = map.optional("switch_radix"))
+    network.switch_radix = static_cast<int>(read_integer(*radix, 2, kMaxSwitchRadix));
+  if (network.topology != NetworkSpec::Topology::none) {
+    network.link = read_link(map.required("link"));
+  } else if (auto link = map.optional("link")) {
+    network.link = read_link(*link);
+  }
+  if (auto ratio = map.optional("oversubscription")) {
+    network.oversubscription = read_number(*ratio);
+    if (network.oversubscription < 1)
+      ratio->fail("oversubscription is down-bandwidth / up-bandwidth of a leaf switch: it must be >= 1");
+  }
+  return network;
+}
+
+CollectiveCalibration default_collectives(const NodeSpec& node) {
+  CollectiveCalibration calibration;
+  calibration.base_latency_s = kDefaultBaseLatency_s;
+  const bool nvlink_between_gpus = node.nvlink || node.nvswitch;
+  calibration.intra_step_latency_s = nvlink_between_gpus ? kDefaultNvlinkStepLatency_s : kDefaultPcieStepLatency_s;
+  calibration.inter_step_latency_s = kDefaultNetworkStepLatency_s;
+  calibration.channels = 0;
+  return calibration;
+}
+
+CollectiveCalibration read_collectives(const Field& field, CollectiveCalibration calibration) {
+  MapReader map(field, {"base_latency", "intra_step_latency", "inter_step_latency", "channels"});
+  if (auto value = map.optional("base_latency")) calibration.base_latency_s = read_latency_s(*value);
+  if (auto value = map.optional("intra_step_latency")) calibration.intra_step_latency_s = read_latency_s(*value);
+  if (auto value = map.optional("inter_step_latency")) calibration.inter_step_latency_s = read_latency_s(*value);
+  if (auto value = map.optional("channels"))
+    calibration.channels = static_cast<int>(read_integer(*value, 0, kMaxChannels));
+  return calibration;
+}
+
+// Checks that need several sections at once.
+void check_platform(const PlatformSpec& spec, const MapReader& top) {
+  const bool has_network = spec.network.topology != NetworkSpec::Topology::none;
+  if (spec.nodes != 1 && !has_network) {
+    const std::string nodes = spec.nodes == 0 ? "as many nodes as --gpus needs" : std::to_string(spec.nodes) + " nodes";
+    const Field at = top.has("network") ? top.required("network").with_path("network.topology")
+                                        : top.field().missing_child("network");
+    at.fail((top.has("network") ? "is none" : "is missing") + std::string(", but the platform has ") + nodes +
+            "; describe the network between nodes, or set nodes: 1");
+  }
+  if (has_network && spec.node.nics.empty()) {
+    top.required("node").missing_child("nics").fail("is missing: nodes reach the network through NICs");
+  }
+}
+
+PlatformSpec read_platform(const YAML::Node& root, const std::string& source) {
+  const Field document(root, source, "");
+  if (document.is_null()) document.fail("is empty; expected a platform description (name, node, network, ...)");
+  MapReader top(document, {"name", "node", "nodes", "network", "collectives"});
+  PlatformSpec spec;
+  spec.source = source;
+  spec.name = read_name(top.required("name"));
+  spec.node = read_node(top.required("node"));
+  if (auto nodes = top.optional("nodes")) spec.nodes = static_cast<int>(read_integer(*nodes, 0, kMaxNodes));
+  if (auto network = top.optional("network")) spec.network = read_network(*network);
+  spec.collectives = default_collectives(spec.node);
+  if (auto collectives = top.optional("collectives"))
+    spec.collectives = read_collectives(*collectives, spec.collectives);
+  check_platform(spec, top);
+  return spec;
+}
+
+bool looks_like_path(const std::string& text) {
+  auto ends_with = [&](const std::string& suffix) {
+    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return text.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml");
+}
+
+std::string read_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!fs::exists(path, error)) throw InputError(path, "", "no such file");
+  if (fs::is_directory(path, error)) throw InputError(path, "", "is a folder, not a platform YAML file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot be opened (permissions?)");
+  std::ostringstream content;
+  content << in.rdbuf();
+  if (in.bad()) throw InputError(path, "", "cannot be read");
+  return content.str();
+}
+
+}  // namespace
+
+std::optional<double> parse_flops_per_s(const std::string& raw) {
+  const std::string text = trim(raw);
+  double number = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (error != std::errc() || end == text.data() || !std::isfinite(number)) return std::nullopt;
+  std::string unit = trim(std::string(end, text.data() + text.size()));
+  if (unit.empty()) return number;
+  static const std::map<char, double> prefixes = {{'G', 1e9}, {'T', 1e12}, {'P', 1e15}};
+  double scale = 1;
+  if (auto prefix = prefixes.find(unit[0]); prefix != prefixes.end()) {
+    scale = prefix->second;
+    unit.erase(0, 1);
+  }
+  if (unit == "FLOPS" || unit == "FLOP/s") return number * scale;
+  return std::nullopt;
+}
+
+namespace {
+
+YAML::Node load_yaml(const std::string& yaml_text, const std::string& source) {
+  try {
+    return YAML::Load(yaml_text);
+  } catch (const YAML::Exception& error) {
+    const std::string where = error.mark.is_null() ? ""
+                                                   : " at line " + std::to_string(error.mark.line + 1) + ", column " +
+                                                         std::to_string(error.mark.column + 1);
+    throw InputError(source, "", "YAML syntax error" + where + ": " + error.msg);
+  }
+}
+
+}  // namespace
+
+PlatformSpec parse_platform_yaml(const std::string& yaml_text, const std::string& source) {
+  const YAML::Node root = load_yaml(yaml_text, source);
+  try {
+    return read_platform(root, source);
+  } catch (const YAML::Exception& error) {
+    // Every access above checks the node's type first; this is a last guard so that odd YAML
+    // is reported as bad input, never as a crash.
+    throw InputError(source, "", std::string("unreadable YAML structure: ") + error.what());
+  }
+}
+
+std::string platform_presets_dir() {
+  const char* override_dir = std::getenv("SCALECAST_PLATFORMS_DIR");
+  if (override_dir && *override_dir) return override_dir;
+  return std::string(SCALECAST_SOURCE_DIR) + "/platforms";
+}
+
+std::vector<std::string> platform_presets() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> names;
+  std::error_code error;
+  for (fs::directory_iterator it(platform_presets_dir(), error), end; !error && it != end; it.increment(error)) {
+    if (it->path().extension() == ".yaml") names.push_back(it->path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+PlatformSpec load_platform(const std::string& path_or_preset) {
+  std::string path = path_or_preset;
+  if (!looks_like_path(path_or_preset) && !std::filesystem::is_regular_file(path_or_preset)) {
+    path = platform_presets_dir() + "/" + path_or_preset + ".yaml";
+    if (!std::filesystem::is_regular_file(path)) {
+      std::vector<std::string> presets = platform_presets();
+      const std::string available = presets.empty() ? "none found in " + platform_presets_dir() : join_words(presets);
+      throw InputError(path_or_preset, "", "not a file and not a platform preset; available presets: " + available);
+    }
+  }
+  return parse_platform_yaml(read_file(path), path);
+}
+
+}  // namespace scalecast

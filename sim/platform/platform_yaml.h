@@ -1,0 +1,30 @@
+// Reading a cluster description (platforms/SCHEMA.md) from YAML into a PlatformSpec.
+// Everything is validated here, so later stages can trust the spec: every problem becomes an
+// InputError naming the file and the dotted field path ("node.nvlink.connections[3].links").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/platform/platform_spec.h"
+
+namespace scalecast {
+
+// `path_or_preset` is a YAML file, or the name of a preset: the file <name>.yaml in the presets
+// folder (platforms/ in the source tree, or $SCALECAST_PLATFORMS_DIR when set). A text with a
+// '/' or ending in .yaml/.yml is always taken as a path.
+PlatformSpec load_platform(const std::string& path_or_preset);
+
+// Parses YAML text; `source` names it in error messages and is stored in PlatformSpec::source.
+PlatformSpec parse_platform_yaml(const std::string& yaml_text, const std::string& source);
+
+// The presets folder in use, and the preset names in it (sorted, without ".yaml").
+std::string platform_presets_dir();
+std::vector<std::string> platform_presets();
+
+// "125TFLOPS", "15.7 TFLOP/s", "1.5e13": FLOP/s, or nullopt when the text is not a FLOP rate.
+// Prefixes G, T, P are powers of 1000.
+std::optional<double> parse_flops_per_s(const std::string& text);
+
+}  // namespace scalecast
