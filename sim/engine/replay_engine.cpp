@@ -63,6 +63,7 @@ class Replay {
   void arrive_collective(int k, int task);
   void arrive_point_to_point(int k, int task);
   void start_runner(std::vector<CollectivePlan> plans, std::vector<std::pair<int, int>> waiters, CollectiveRecord record);
+  void run_flows(const std::vector<const Flow*>& flows);
   void notify(int k, Notice notice);
   bool everyone_blocked() const;
   double route_latency_s(int from, int to) const;
@@ -103,6 +104,18 @@ bool Replay::everyone_blocked() const {
   return true;
 }
 
+void Replay::run_flows(const std::vector<const Flow*>& flows) {
+  std::vector<sg::CommPtr> comms;
+  comms.reserve(flows.size());
+  for (const Flow* flow : flows)
+    comms.push_back(sg::Comm::sendto_async(topology_->source_host(flow->source_rank, flow->destination_rank),
+                                           topology_->destination_host(flow->source_rank, flow->destination_rank),
+                                           static_cast<uint64_t>(std::max(1.0, std::round(flow->bytes)))));
+  // One wait per comm, in order: Comm::wait_all would make every completion scan the whole
+  // set (quadratic in the flow count).
+  for (auto& comm : comms) comm->wait();
+}
+
 void Replay::start_runner(std::vector<CollectivePlan> plans, std::vector<std::pair<int, int>> waiters,
                           CollectiveRecord record) {
   ++active_runners_;
@@ -112,21 +125,16 @@ void Replay::start_runner(std::vector<CollectivePlan> plans, std::vector<std::pa
     size_t phases = 0;
     for (const auto& plan : plans) phases = std::max(phases, plan.phases.size());
     for (size_t i = 0; i < phases; ++i) {
-      std::vector<sg::CommPtr> comms;
+      std::vector<const Flow*> flows;
       double latency_s = 0;
       for (const auto& plan : plans) {
         if (i >= plan.phases.size()) continue;
-        const CollectivePhase& phase = plan.phases[i];
-        latency_s = std::max(latency_s, phase.latency_s);
-        for (const Flow& f : phase.flows) {
-          if (f.bytes <= 0) continue;
-          comms.push_back(sg::Comm::sendto_async(topology_->source_host(f.source_rank, f.destination_rank),
-                                                 topology_->destination_host(f.source_rank, f.destination_rank),
-                                                 static_cast<uint64_t>(std::max(1.0, std::round(f.bytes)))));
-        }
+        latency_s = std::max(latency_s, plan.phases[i].latency_s);
+        for (const Flow& f : plan.phases[i].flows)
+          if (f.bytes > 0) flows.push_back(&f);
       }
-      record.flows += static_cast<long>(comms.size());
-      sg::Comm::wait_all(comms);
+      record.flows += static_cast<long>(flows.size());
+      run_flows(flows);
       if (latency_s > 0) sg::this_actor::sleep_for(latency_s);
     }
     record.end_s = sg::Engine::get_clock();
