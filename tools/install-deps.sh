@@ -11,6 +11,7 @@ packages=(
   googletest libgtest-dev libgmock-dev
   libbenchmark-dev         # the benchmark command
   librsvg2-bin             # rsvg-convert: render SVG plots to PNG for a look
+  python3                  # tools/run-main.sh formats its table
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,135 @@
+// Every class of bad input exits 2 with a message naming the file and the field, and never
+// leaves a partial output behind.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tests/support/cli_runner.h"
+
+namespace scalecast {
+namespace {
+
+using testing::run_scalecast;
+
+std::string write_file(const std::string& dir, const std::string& name, const std::string& content) {
+  std::string path = dir + "/" + name;
+  std::ofstream(path) << content;
+  return path;
+}
+
+void expect_input_error(const std::string& arguments, const std::vector<std::string>& must_mention) {
+  auto result = run_scalecast(arguments);
+  EXPECT_EQ(result.exit_code, 2) << arguments << "\n" << result.err;
+  EXPECT_TRUE(result.out.empty()) << result.out;
+  for (const auto& text : must_mention) EXPECT_NE(result.err.find(text), std::string::npos) << text << " not in: " << result.err;
+}
+
+const char* kSmallPlatform = R"(name: tiny
+node:
+  gpus: 2
+  gpu: {model: test, peak_flops: {fp16: 100TFLOPS}, memory_bandwidth: 1TB/s, memory: 16GiB}
+  nvlink:
+    link: {bandwidth: 25GB/s, latency: 1us}
+    connections: [[0, 1]]
+)";
+
+class BadInput : public ::testing::Test {
+ protected:
+  std::string dir = testing::temp_dir("bad-input");
+};
+
+TEST_F(BadInput, MissingPlatformFile) {
+  expect_input_error("simulate --platform " + dir + "/nope.yaml --workload resnet50", {"nope.yaml"});
+}
+
+TEST_F(BadInput, YamlSyntaxError) {
+  auto path = write_file(dir, "broken.yaml", "name: x\nnode: {gpus: 2\n");
+  expect_input_error("simulate --platform " + path + " --workload resnet50", {"broken.yaml", "line"});
+}
+
+TEST_F(BadInput, UnknownField) {
+  std::string text = kSmallPlatform;
+  text += "colour: blue\n";
+  auto path = write_file(dir, "unknown.yaml", text);
+  expect_input_error("simulate --platform " + path + " --workload resnet50", {"unknown.yaml", "colour"});
+}
+
+TEST_F(BadInput, ZeroBandwidth) {
+  std::string text = kSmallPlatform;
+  text.replace(text.find("25GB/s"), 6, "0GB/s");
+  auto path = write_file(dir, "zero.yaml", text);
+  expect_input_error("simulate --platform " + path + " --workload resnet50", {"zero.yaml", "node.nvlink.link.bandwidth"});
+}
+
+TEST_F(BadInput, NegativeBandwidth) {
+  std::string text = kSmallPlatform;
+  text.replace(text.find("25GB/s"), 6, "-5GB/s");
+  auto path = write_file(dir, "negative.yaml", text);
+  expect_input_error("simulate --platform " + path + " --workload resnet50", {"negative.yaml", "bandwidth"});
+}
+
+TEST_F(BadInput, UnknownPreset) {
+  expect_input_error("simulate --platform dgx-z900 --workload resnet50", {"dgx-z900", "dgx-a100"});
+}
+
+TEST_F(BadInput, GpusNotAMultipleOfANode) {
+  expect_input_error("simulate --platform dgx-a100 --workload resnet50 --gpus 12", {"--gpus", "12"});
+}
+
+TEST_F(BadInput, PartialNodeIsFine) {
+  auto result = run_scalecast("simulate --json --platform dgx-a100 --workload resnet50 --gpus 2");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+}
+
+TEST_F(BadInput, TraceWithDanglingDependency) {
+  auto path = write_file(dir, "dangling.json", R"({"format":"scalecast-trace","version":1,
+    "communicators":[{"id":0,"ranks":[0]}],
+    "programs":[{"tasks":[{"kind":"compute","name":"a","duration_s":0.001,"deps":[7]}]}],
+    "rank_programs":[0]})");
+  expect_input_error("simulate --platform dgx-a100 --trace " + path, {"dangling.json", "deps"});
+}
+
+TEST_F(BadInput, CollectiveWhoseRanksDisagreeOnSize) {
+  auto path = write_file(dir, "mismatch.json", R"({"format":"scalecast-trace","version":1,
+    "communicators":[{"id":0,"ranks":[0,1]}],
+    "programs":[{"tasks":[{"kind":"collective","name":"ar","op":"allreduce","communicator":0,"bytes":1000}]},
+                {"tasks":[{"kind":"collective","name":"ar","op":"allreduce","communicator":0,"bytes":2000}]}],
+    "rank_programs":[0,1]})");
+  expect_input_error("simulate --platform dgx-a100 --trace " + path, {"mismatch.json", "bytes"});
+}
+
+TEST_F(BadInput, CollectiveWhoseRanksDisagreeOnMembership) {
+  auto path = write_file(dir, "membership.json", R"({"format":"scalecast-trace","version":1,
+    "communicators":[{"id":0,"ranks":[0]}],
+    "programs":[{"tasks":[{"kind":"collective","name":"ar","op":"allreduce","communicator":0,"bytes":1000}]}],
+    "rank_programs":[0,0]})");
+  expect_input_error("simulate --platform dgx-a100 --trace " + path, {"membership.json", "communicator"});
+}
+
+TEST_F(BadInput, UnwritableTimelineLeavesNoFile) {
+  const std::string target = dir + "/missing-folder/timeline.json";
+  expect_input_error("simulate --platform dgx-a100 --workload resnet50 --timeline " + target, {"timeline.json"});
+  EXPECT_FALSE(std::filesystem::exists(target));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/missing-folder"));
+}
+
+TEST_F(BadInput, ExistingOutputIsNotClobberedOnFailure) {
+  const std::string target = write_file(dir, "keep.json", "precious");
+  expect_input_error("simulate --platform dgx-z900 --workload resnet50 --timeline " + target, {"dgx-z900"});
+  EXPECT_EQ(testing::read_text(target), "precious");
+}
+
+TEST_F(BadInput, UnknownOptionAndSubcommand) {
+  expect_input_error("simulate --platfrom dgx-a100", {"platfrom"});
+  auto result = run_scalecast("simulat");
+  EXPECT_EQ(result.exit_code, 2);
+}
+
+TEST_F(BadInput, CollectiveBadSizeAndOp) {
+  expect_input_error("collective --platform dgx-a100 --gpus 8 --bytes 64parsecs", {"--bytes"});
+  expect_input_error("collective --platform dgx-a100 --gpus 8 --op allscatter", {"--op", "allscatter"});
+}
+
+}  // namespace
+}  // namespace scalecast

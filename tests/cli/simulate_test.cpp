@@ -1,0 +1,80 @@
+// `scalecast simulate` as a user runs it: DP scaling behaviour, determinism, JSON contract.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/cli_runner.h"
+
+namespace scalecast {
+namespace {
+
+using testing::run_scalecast;
+
+nlohmann::json simulate(const std::string& arguments) {
+  auto result = run_scalecast("simulate --json " + arguments);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  return nlohmann::json::parse(result.out);
+}
+
+TEST(Simulate, JsonHasTheContractFields) {
+  auto out = simulate("--platform dgx-a100 --workload resnet50 --gpus 16");
+  for (const char* field : {"gpus", "strategy", "step_time_s", "compute_s", "exposed_comm_s", "sim_wall_s"})
+    EXPECT_TRUE(out.contains(field)) << field;
+  EXPECT_EQ(out["gpus"], 16);
+  EXPECT_EQ(out["strategy"], "dp");
+  EXPECT_GT(out["step_time_s"].get<double>(), out["compute_s"].get<double>() * 0.999);
+}
+
+TEST(Simulate, WithoutGradientsEveryScaleTakesTheOneGpuStepTime) {
+  // A gradient bucket of 0 bytes makes every allreduce empty: DP adds nothing to the step.
+  auto one = simulate("--platform dgx-a100 --workload resnet50 --gpus 1 --bucket 1GiB --zero-gradients");
+  for (int gpus : {8, 64}) {
+    auto many = simulate("--platform dgx-a100 --workload resnet50 --bucket 1GiB --zero-gradients --gpus " + std::to_string(gpus));
+    EXPECT_DOUBLE_EQ(many["step_time_s"].get<double>(), one["step_time_s"].get<double>()) << gpus;
+    EXPECT_DOUBLE_EQ(many["exposed_comm_s"].get<double>(), 0.0);
+  }
+}
+
+TEST(Simulate, ExposedCommunicationGrowsWithScale) {
+  double previous = -1;
+  for (int gpus : {8, 16, 64, 256}) {
+    auto out = simulate("--platform dgx-a100 --workload resnet50 --algo ring --gpus " + std::to_string(gpus));
+    const double exposed = out["exposed_comm_s"].get<double>();
+    EXPECT_GT(exposed, previous) << gpus;
+    previous = exposed;
+  }
+}
+
+TEST(Simulate, SameInputsGiveIdenticalOutputs) {
+  const std::string dir = testing::temp_dir("determinism");
+  auto first = run_scalecast("simulate --json --platform dgx1-v100 --workload resnet50 --gpus 32 --timeline " + dir + "/a.json");
+  auto second = run_scalecast("simulate --json --platform dgx1-v100 --workload resnet50 --gpus 32 --timeline " + dir + "/b.json");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  auto a = nlohmann::json::parse(first.out), b = nlohmann::json::parse(second.out);
+  a.erase("sim_wall_s");
+  b.erase("sim_wall_s");
+  EXPECT_EQ(a.dump(), b.dump());
+  const std::string timeline_a = testing::read_text(dir + "/a.json");
+  EXPECT_FALSE(timeline_a.empty());
+  EXPECT_EQ(timeline_a, testing::read_text(dir + "/b.json"));
+}
+
+TEST(Simulate, RankClassesGiveTheSameAnswerAsPerRankReplay) {
+  auto classes = simulate("--platform dgx-a100 --workload resnet50 --gpus 16");
+  auto per_rank = simulate("--platform dgx-a100 --workload resnet50 --gpus 16 --per-rank");
+  EXPECT_EQ(classes["rank_classes"], 1);
+  EXPECT_EQ(per_rank["rank_classes"], 16);
+  EXPECT_DOUBLE_EQ(classes["step_time_s"].get<double>(), per_rank["step_time_s"].get<double>());
+}
+
+TEST(Simulate, TraceReplaysAndExtrapolates) {
+  auto traced = simulate("--platform dgx-a100 --trace " SCALECAST_SOURCE_DIR "/traces/sample-2rank-dp.json");
+  EXPECT_EQ(traced["gpus"], 2);
+  auto scaled = simulate("--platform dgx-a100 --trace " SCALECAST_SOURCE_DIR "/traces/sample-2rank-dp.json --gpus 64");
+  EXPECT_EQ(scaled["gpus"], 64);
+  EXPECT_GE(scaled["step_time_s"].get<double>(), traced["step_time_s"].get<double>());
+}
+
+}  // namespace
+}  // namespace scalecast

@@ -1,0 +1,88 @@
+// The SimGrid platform built from presets: which links each route crosses. One platform per
+// test (one SimGrid engine per process).
+#include <gtest/gtest.h>
+
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+
+#include "sim/core/input_error.h"
+#include "sim/engine/simgrid_setup.h"
+#include "sim/platform/cluster_topology.h"
+#include "sim/platform/platform_yaml.h"
+
+namespace scalecast {
+namespace {
+
+std::vector<std::string> route(const ClusterTopology& topology, int from, int to, double* latency_s = nullptr) {
+  std::vector<simgrid::s4u::Link*> links;
+  double latency = 0;
+  topology.source_host(from, to)->route_to(topology.destination_host(from, to), links, &latency);
+  if (latency_s) *latency_s = latency;
+  std::vector<std::string> names;
+  for (auto* link : links) names.push_back(link->get_name());
+  return names;
+}
+
+bool mentions(const std::vector<std::string>& names, const std::string& part) {
+  for (const auto& n : names)
+    if (n.find(part) != std::string::npos) return true;
+  return false;
+}
+
+TEST(ClusterTopology, NvswitchRouteIsUpAndDown) {
+  start_simgrid();
+  auto topology = ClusterTopology::build(load_platform("dgx-a100"), 16);
+  EXPECT_EQ(topology->nodes(), 2);
+  auto names = route(*topology, 0, 3);
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_TRUE(mentions(names, "n0.g0.nvswitch"));
+  EXPECT_TRUE(mentions(names, "n0.g3.nvswitch"));
+}
+
+TEST(ClusterTopology, InterNodeRouteCrossesBothNics) {
+  start_simgrid();
+  auto topology = ClusterTopology::build(load_platform("dgx-a100"), 16);
+  auto names = route(*topology, 0, 8);
+  EXPECT_TRUE(mentions(names, "n0.nic0"));
+  EXPECT_TRUE(mentions(names, "n1.nic0"));
+  EXPECT_FALSE(mentions(names, "nvswitch"));
+}
+
+TEST(ClusterTopology, CubeMeshPairsWithoutNvlinkCrossPcieAndSockets) {
+  start_simgrid();
+  auto topology = ClusterTopology::build(load_platform("dgx1-v100"), 8);
+  auto direct = route(*topology, 0, 3);
+  ASSERT_EQ(direct.size(), 1u);
+  EXPECT_TRUE(mentions(direct, "nvlink0-3"));
+  auto indirect = route(*topology, 0, 5);
+  EXPECT_TRUE(mentions(indirect, "pcie"));
+  EXPECT_TRUE(mentions(indirect, "socket-link"));
+  EXPECT_FALSE(mentions(indirect, "nvlink"));
+}
+
+TEST(ClusterTopology, SharedNicIsOneLinkForBothGpus) {
+  start_simgrid();
+  auto topology = ClusterTopology::build(load_platform("dgx1-v100"), 16);
+  EXPECT_TRUE(mentions(route(*topology, 0, 8), "n0.nic0"));
+  EXPECT_TRUE(mentions(route(*topology, 1, 9), "n0.nic0"));
+}
+
+TEST(ClusterTopology, OversubscribedLeafUplinkHasHalfTheDownlinkCapacity) {
+  start_simgrid();
+  // 2:1 with radix 64: 43 down ports per leaf switch, 21 up ports.
+  auto spec = load_platform("dgx-a100-oversubscribed");
+  auto topology = ClusterTopology::build(spec, 8 * 64);
+  auto names = route(*topology, 0, 8 * 63);
+  EXPECT_TRUE(mentions(names, "leaf0.up"));
+}
+
+TEST(ClusterTopology, GpuCountChecks) {
+  auto spec = load_platform("dgx-a100");
+  EXPECT_THROW(ClusterTopology::check_gpu_count(spec, 12), InputError);
+  EXPECT_THROW(ClusterTopology::check_gpu_count(spec, 0), InputError);
+  EXPECT_NO_THROW(ClusterTopology::check_gpu_count(spec, 2));
+  EXPECT_NO_THROW(ClusterTopology::check_gpu_count(spec, 24));
+}
+
+}  // namespace
+}  // namespace scalecast

@@ -1,0 +1,105 @@
+// scalecast-bench: the speed and memory targets of DESIGN.md, measured. Runs each scenario as
+// a separate `scalecast` process (as users run it), several times, and prints the median wall
+// time and the peak resident memory (from wait4's rusage) per scenario.
+//
+//   scalecast-bench [--repeat N] [--full]      (--full adds the 16,384-GPU scenarios)
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Scenario {
+  std::string label;
+  std::vector<std::string> args;
+  bool full_only = false;
+};
+
+struct Measurement {
+  double wall_s = 0;
+  double peak_rss_MiB = 0;
+  int exit_code = 0;
+};
+
+Measurement run_once(const std::string& binary, const std::vector<std::string>& args) {
+  Measurement m;
+  const auto start = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(binary.c_str()));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    if (!freopen("/dev/null", "w", stdout)) _exit(127);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  struct rusage usage {};
+  wait4(pid, &status, 0, &usage);
+  m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  m.peak_rss_MiB = usage.ru_maxrss / 1024.0;
+  m.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return m;
+}
+
+std::string binary_beside(const char* self) {
+  std::string path = self;
+  auto slash = path.rfind('/');
+  return (slash == std::string::npos ? std::string(".") : path.substr(0, slash)) + "/scalecast";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int repeat = 3;
+  bool full = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--full")) full = true;
+    else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
+    else {
+      std::fprintf(stderr, "usage: scalecast-bench [--repeat N] [--full]\n");
+      return 2;
+    }
+  }
+  const std::string binary = binary_beside(argv[0]);
+  auto allreduce = [](int gpus) {
+    return Scenario{"allreduce 64MB, dgx-h100, " + std::to_string(gpus) + " GPUs",
+                    {"collective", "--platform", "dgx-h100", "--op", "allreduce", "--bytes", "64MB", "--gpus",
+                     std::to_string(gpus)},
+                    gpus > 4096};
+  };
+  auto dp_step = [](int gpus) {
+    return Scenario{"DP step resnet50 (10 buckets), dgx-a100, " + std::to_string(gpus) + " GPUs",
+                    {"simulate", "--platform", "dgx-a100", "--workload", "resnet50", "--bucket", "10MiB", "--gpus",
+                     std::to_string(gpus)},
+                    gpus > 4096};
+  };
+  std::vector<Scenario> scenarios = {allreduce(1024), allreduce(4096), allreduce(16384),
+                                     dp_step(1024),   dp_step(4096),   dp_step(16384)};
+  std::printf("%-58s %12s %12s %14s\n", "scenario", "median (s)", "min (s)", "peak RSS (MiB)");
+  for (const Scenario& s : scenarios) {
+    if (s.full_only && !full) continue;
+    std::vector<double> walls;
+    double peak = 0;
+    int failed = 0;
+    for (int r = 0; r < repeat; ++r) {
+      Measurement m = run_once(binary, s.args);
+      if (m.exit_code != 0) ++failed;
+      walls.push_back(m.wall_s);
+      peak = std::max(peak, m.peak_rss_MiB);
+    }
+    std::sort(walls.begin(), walls.end());
+    std::printf("%-58s %12.2f %12.2f %14.0f%s\n", s.label.c_str(), walls[walls.size() / 2], walls.front(), peak,
+                failed ? "  (FAILED)" : "");
+    std::fflush(stdout);
+  }
+  return 0;
+}

@@ -1,0 +1,112 @@
+// scalecast collective: an nccl-tests-style sweep of one collective over buffer sizes.
+// Sizes run one after another on one stream, so each has the network to itself; all sizes
+// share one simulation (SimGrid allows one per process). Reported as nccl-tests does:
+// algbw = bytes / time, busbw = algbw x the op's bus factor.
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "sim/core/input_error.h"
+#include "sim/core/quantity_parse.h"
+#include "sim/engine/replay_engine.h"
+#include "sim/platform/platform_yaml.h"
+#include "tools/scalecast/cli_options.h"
+#include "tools/scalecast/replay_summary.h"
+
+namespace scalecast::cli {
+
+int run_collective(const std::vector<std::string>& args) {
+  po::options_description options("collective options");
+  options.add_options()
+      ("platform", po::value<std::string>()->required(), "platform YAML file or preset name")
+      ("op", po::value<std::string>()->default_value("allreduce"),
+       "allreduce|allgather|reducescatter|broadcast|reduce|alltoall")
+      ("gpus", po::value<int>()->required(), "GPUs taking part")
+      ("bytes", po::value<std::string>()->default_value("8MB-1GB"),
+       "buffer sizes: 64MB, 1GiB, lists 1MB,8MB, ranges 1MB-1GB (doubling) or 1KB:1GB:x4")
+      ("algo", po::value<std::string>()->default_value("auto"), "ring|tree|hier|direct|auto")
+      ("fidelity", po::value<std::string>()->default_value("steady"), "steady|step")
+      ("timeline", po::value<std::string>(), "write the simulated timeline (JSON) to this file")
+      ("json", po::bool_switch(), "print one JSON object");
+  po::variables_map values;
+  if (!parse_options("collective", "--platform P --gpus N [--op OP] [--bytes SIZES] [--algo A]", args, options, values))
+    return 0;
+  CollectiveOp op;
+  if (!parse_collective_op(values["op"].as<std::string>(), op))
+    throw InputError("command line", "--op", "unknown collective '" + values["op"].as<std::string>() +
+                                                 "'; expected allreduce, allgather, reducescatter, broadcast, reduce or alltoall");
+  ReplayOptions replay_options;
+  if (!parse_collective_algorithm(values["algo"].as<std::string>(), replay_options.algorithm))
+    throw InputError("command line", "--algo", "expected ring, tree, hier, direct or auto");
+  const std::string fidelity = values["fidelity"].as<std::string>();
+  if (fidelity != "steady" && fidelity != "step")
+    throw InputError("command line", "--fidelity", "expected steady or step, got '" + fidelity + "'");
+  replay_options.fidelity = fidelity == "step" ? CollectiveFidelity::step_by_step : CollectiveFidelity::steady_state;
+  auto sizes = parse_bytes_list(values["bytes"].as<std::string>());
+  if (!sizes || sizes->empty()) throw InputError("command line", "--bytes", "expected sizes such as 64MB, 1MB-1GB or 8,4096");
+  for (double s : *sizes)
+    if (s <= 0) throw InputError("command line", "--bytes", "sizes must be positive");
+  const int gpus = values["gpus"].as<int>();
+  if (gpus < 2) throw InputError("command line", "--gpus", "a collective needs at least 2 GPUs");
+  if (values.count("timeline")) check_output_path(values["timeline"].as<std::string>(), "--timeline");
+  const PlatformSpec platform = load_platform(values["platform"].as<std::string>());
+
+  ExecutionGraph graph;
+  graph.origin = "generated";
+  RankProgram program;
+  for (double bytes : *sizes) {
+    Task task;
+    task.kind = TaskKind::collective;
+    task.op = op;
+    task.bytes = bytes;
+    task.communicator = 0;
+    task.name = std::string(to_string(op)) + " " + format_bytes(bytes);
+    program.tasks.push_back(task);
+  }
+  graph.programs.push_back(program);
+  graph.program_of_rank.assign(gpus, 0);
+  std::vector<int> world(gpus);
+  for (int r = 0; r < gpus; ++r) world[r] = r;
+  graph.communicators.push_back({0, "world", {world}});
+
+  const auto wall_start = std::chrono::steady_clock::now();
+  ReplayResult result = replay(graph, platform, replay_options);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  if (values.count("timeline")) write_timeline_file(result.timeline, values["timeline"].as<std::string>());
+
+  nlohmann::ordered_json out;
+  out["platform"] = platform.name;
+  out["op"] = to_string(op);
+  out["gpus"] = gpus;
+  out["rows"] = nlohmann::ordered_json::array();
+  const double bus_factor = bus_bandwidth_factor(op, gpus);
+  for (const CollectiveRecord& record : result.collectives) {
+    const double time_s = record.end_s - record.start_s;
+    const double algbw_GBps = record.bytes / time_s / 1e9;
+    nlohmann::ordered_json row;
+    row["bytes"] = record.bytes;
+    row["algorithm"] = to_string(record.algorithm);
+    row["time_s"] = time_s;
+    row["algbw_GBps"] = algbw_GBps;
+    row["busbw_GBps"] = algbw_GBps * bus_factor;
+    row["flows"] = record.flows;
+    out["rows"].push_back(row);
+  }
+  out["sim_wall_s"] = wall_s;
+  if (values["json"].as<bool>()) {
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("# %s on %d GPUs of %s (%s, %s)\n", to_string(op), gpus, platform.name.c_str(),
+              values["algo"].as<std::string>().c_str(), fidelity.c_str());
+  std::printf("# %12s %8s %12s %12s %12s\n", "size (B)", "algo", "time (us)", "algbw (GB/s)", "busbw (GB/s)");
+  for (const auto& row : out["rows"])
+    std::printf("  %12.0f %8s %12.2f %12.2f %12.2f\n", row["bytes"].get<double>(),
+                row["algorithm"].get<std::string>().c_str(), row["time_s"].get<double>() * 1e6,
+                row["algbw_GBps"].get<double>(), row["busbw_GBps"].get<double>());
+  std::printf("# simulated in %.2f s wall\n", wall_s);
+  return 0;
+}
+
+}  // namespace scalecast::cli
