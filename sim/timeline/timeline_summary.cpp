@@ -1,0 +1,240 @@
+#include "sim/timeline/timeline_summary.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <utility>
+
+namespace scalecast {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Timeline
+// ---------------------------------------------------------------------------------------------
+
+using Interval = std::pair<double, double>;
+
+// Length of the union of intervals: tasks on one stream normally do not overlap, but a
+// hand-written or imported timeline may, and busy time must not count twice.
+double union_length(std::vector<Interval> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  double total_s = 0;
+  double covered_until = -std::numeric_limits<double>::infinity();
+  for (const auto& [start, end] : intervals) {
+    const double from = std::max(start, covered_until);
+    if (end > from) total_s += end - from;
+    covered_until = std::max(covered_until, end);
+  }
+  return total_s;
+}
+
+std::pair<double, double> timeline_extent(const Timeline& timeline) {
+  double first_s = std::numeric_limits<double>::infinity(), last_s = -first_s;
+  for (const auto& rank_class : timeline.classes)
+    for (const TimelineEvent& e : rank_class.events) {
+      first_s = std::min(first_s, e.start_s);
+      last_s = std::max(last_s, e.end_s);
+    }
+  return first_s <= last_s ? std::make_pair(first_s, last_s) : std::make_pair(0.0, 0.0);
+}
+
+// Numbered steps when there are any: events outside a step (step -1, such as setup) would
+// otherwise form a span overlapping all of them.
+std::vector<StepSpan> training_steps(const Timeline& timeline) {
+  std::vector<StepSpan> spans = step_spans(timeline);
+  const bool numbered = std::any_of(spans.begin(), spans.end(), [](const StepSpan& s) { return s.step >= 0; });
+  if (numbered) std::erase_if(spans, [](const StepSpan& s) { return s.step < 0; });
+  return spans;
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+void add_step_times(TimelineSummary& summary) {
+  std::vector<double> durations_s;
+  for (const StepSpan& span : summary.steps) durations_s.push_back(span.end_s - span.start_s);
+  summary.step_time_s = median(durations_s);
+  double sum_s = 0;
+  for (double d : durations_s) sum_s += d;
+  summary.mean_step_time_s = durations_s.empty() ? 0 : sum_s / durations_s.size();
+}
+
+TimeBreakdown sum_over_steps(const RankClassTimeline& rank_class, const std::vector<StepSpan>& steps) {
+  TimeBreakdown sum;
+  for (const StepSpan& step : steps) {
+    const TimeBreakdown b = breakdown(rank_class, step.start_s, step.end_s);
+    sum.span_s += b.span_s;
+    sum.compute_s += b.compute_s;
+    sum.communication_s += b.communication_s;
+    sum.exposed_communication_s += b.exposed_communication_s;
+    sum.idle_s += b.idle_s;
+  }
+  return sum;
+}
+
+void add_breakdown(const Timeline& timeline, TimelineSummary& summary) {
+  if (summary.steps.empty()) return;
+  double most_busy_s = -1;
+  TimeBreakdown busiest;
+  for (size_t c = 0; c < timeline.classes.size(); ++c) {
+    const TimeBreakdown sum = sum_over_steps(timeline.classes[c], summary.steps);
+    const double busy_s = sum.compute_s + sum.exposed_communication_s;
+    if (busy_s > most_busy_s) {  // strict: ties go to the first class, for a stable answer
+      most_busy_s = busy_s;
+      busiest = sum;
+      summary.breakdown_class = static_cast<int>(c);
+    }
+  }
+  const double steps = static_cast<double>(summary.steps.size());
+  summary.per_step = {busiest.span_s / steps, busiest.compute_s / steps, busiest.communication_s / steps,
+                      busiest.exposed_communication_s / steps, busiest.idle_s / steps};
+}
+
+std::string join(const std::set<std::string>& words) {
+  std::string out;
+  for (const std::string& word : words) out += (out.empty() ? "" : ", ") + word;
+  return out;
+}
+
+void add_streams(const Timeline& timeline, TimelineSummary& summary) {
+  for (size_t c = 0; c < timeline.classes.size(); ++c) {
+    std::map<int, std::vector<Interval>> intervals;
+    std::map<int, std::set<std::string>> categories;
+    for (const TimelineEvent& e : timeline.classes[c].events) {
+      intervals[e.stream].emplace_back(e.start_s, e.end_s);
+      categories[e.stream].insert(to_string(e.category));
+    }
+    for (auto& [stream, busy] : intervals) {
+      StreamUtilisation s;
+      s.rank_class = static_cast<int>(c);
+      s.stream = stream;
+      s.categories = join(categories[stream]);
+      s.events = static_cast<long>(busy.size());
+      s.busy_s = union_length(std::move(busy));
+      s.span_s = summary.span_s;
+      s.utilisation = s.span_s > 0 ? s.busy_s / s.span_s : 0;
+      summary.streams.push_back(std::move(s));
+    }
+  }
+}
+
+void add_top_operators(const Timeline& timeline, size_t count, TimelineSummary& summary) {
+  std::map<std::pair<EventCategory, std::string>, OperatorTotal> totals;
+  for (const RankClassTimeline& rank_class : timeline.classes) {
+    const long ranks = static_cast<long>(rank_class.ranks.size());
+    for (const TimelineEvent& e : rank_class.events) {
+      OperatorTotal& total = totals[{e.category, e.name}];
+      total.name = e.name;
+      total.category = e.category;
+      total.count += ranks;
+      total.total_s += (e.end_s - e.start_s) * ranks;
+    }
+  }
+  std::vector<OperatorTotal> operators;
+  for (auto& [key, total] : totals) {
+    total.mean_s = total.count ? total.total_s / total.count : 0;
+    operators.push_back(std::move(total));
+  }
+  std::stable_sort(operators.begin(), operators.end(),
+                   [](const OperatorTotal& a, const OperatorTotal& b) { return a.total_s > b.total_s; });
+  if (operators.size() > count) operators.resize(count);
+  summary.top_operators = std::move(operators);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Trace
+// ---------------------------------------------------------------------------------------------
+
+ProgramSummary summarize_program(const RankProgram& program) {
+  ProgramSummary summary;
+  for (const Task& task : program.tasks) {
+    ++summary.tasks[task.kind];
+    if (task.kind != TaskKind::compute) continue;
+    // A negative duration marks a task whose time the cost model estimates (trace_json.h).
+    if (task.duration_s >= 0) summary.measured_compute_s += task.duration_s;
+    else ++summary.unmeasured_compute_tasks;
+  }
+  return summary;
+}
+
+int count_steps(const ExecutionGraph& graph) {
+  std::set<int> steps;
+  bool any_task = false;
+  for (const RankProgram& program : graph.programs)
+    for (const Task& task : program.tasks) {
+      any_task = true;
+      if (task.step >= 0) steps.insert(task.step);
+    }
+  if (!steps.empty()) return static_cast<int>(steps.size());
+  return any_task ? 1 : 0;
+}
+
+std::vector<CollectiveTotal> collective_totals(const ExecutionGraph& graph) {
+  std::map<CollectiveOp, CollectiveTotal> totals;
+  std::vector<long> ranks_of_program(graph.programs.size(), 0);
+  for (int program : graph.program_of_rank) ++ranks_of_program[program];
+  for (size_t p = 0; p < graph.programs.size(); ++p)
+    for (const Task& task : graph.programs[p].tasks) {
+      if (task.kind != TaskKind::collective) continue;
+      CollectiveTotal& total = totals[task.op];
+      total.op = task.op;
+      total.count += ranks_of_program[p];
+      total.bytes += task.bytes * ranks_of_program[p];
+    }
+  std::vector<CollectiveTotal> out;
+  for (const auto& [op, total] : totals) out.push_back(total);
+  return out;
+}
+
+CommunicatorSummary summarize_communicator(const Communicator& communicator) {
+  CommunicatorSummary summary;
+  summary.id = communicator.id;
+  summary.name = communicator.name;
+  summary.groups = static_cast<int>(communicator.groups.size());
+  for (const auto& group : communicator.groups)
+    summary.largest_group = std::max(summary.largest_group, static_cast<int>(group.size()));
+  return summary;
+}
+
+}  // namespace
+
+TimelineSummary summarize_timeline(const Timeline& timeline, size_t top_operator_count) {
+  TimelineSummary summary;
+  summary.platform = timeline.platform;
+  summary.ranks = timeline.world_size;
+  summary.rank_classes = static_cast<int>(timeline.classes.size());
+  const auto [first_s, last_s] = timeline_extent(timeline);
+  summary.span_s = last_s - first_s;
+  summary.steps = training_steps(timeline);
+  add_step_times(summary);
+  add_breakdown(timeline, summary);
+  add_streams(timeline, summary);
+  add_top_operators(timeline, top_operator_count, summary);
+  return summary;
+}
+
+TraceSummary summarize_trace(const ExecutionGraph& graph) {
+  TraceSummary summary;
+  summary.origin = graph.origin;
+  summary.traced_gpu = graph.traced_gpu;
+  summary.ranks = graph.world_size();
+  for (const RankProgram& program : graph.programs) summary.programs.push_back(summarize_program(program));
+  for (int rank = 0; rank < graph.world_size(); ++rank) {
+    ProgramSummary& program = summary.programs[graph.program_of_rank[rank]];
+    program.ranks.push_back(rank);
+    summary.compute_s_per_rank.push_back(program.measured_compute_s);
+    for (const auto& [kind, count] : program.tasks) summary.tasks[kind] += count;
+  }
+  summary.steps = count_steps(graph);
+  summary.collectives = collective_totals(graph);
+  for (const Communicator& communicator : graph.communicators)
+    summary.communicators.push_back(summarize_communicator(communicator));
+  return summary;
+}
+
+}  // namespace scalecast

@@ -1,0 +1,97 @@
+// What `scalecast inspect` reports: a summary of a simulated timeline (steps, where the time
+// went, how busy each stream was, which operators took the time) or of a trace (the execution
+// graph before simulation: ranks, programs, tasks, measured compute, collectives).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/timeline/timeline.h"
+#include "sim/trace/execution_graph.h"
+
+namespace scalecast {
+
+// Busy time of one stream of one rank class over the whole timeline.
+struct StreamUtilisation {
+  int rank_class = 0;
+  int stream = 0;
+  std::string categories;  // the categories that ran on it, "compute" or "communication, p2p"
+  long events = 0;
+  double busy_s = 0;       // time at least one task ran on the stream
+  double span_s = 0;       // the timeline's span, first start to last end, the same for every stream
+  double utilisation = 0;  // busy_s / span_s
+};
+
+// One operator (events of the same name and category), counted over all ranks: a class's event
+// counts once for every rank in the class.
+struct OperatorTotal {
+  std::string name;
+  EventCategory category = EventCategory::compute;
+  long count = 0;
+  double total_s = 0;
+  double mean_s = 0;
+};
+
+struct TimelineSummary {
+  std::string platform;
+  int ranks = 0;
+  int rank_classes = 0;
+  double span_s = 0;  // first event's start to last event's end
+
+  // Training steps. When no event has a step number the whole timeline is one step, numbered -1.
+  std::vector<StepSpan> steps;
+  double step_time_s = 0;  // median of the step spans
+  double mean_step_time_s = 0;
+
+  // Where a step's time went, as the mean over steps of breakdown() over each step's span, for
+  // the busiest rank class: the one with the most compute plus exposed communication, i.e. the
+  // least idle, which is the class that sets the step time. -1 when there are no events.
+  int breakdown_class = -1;
+  TimeBreakdown per_step;
+
+  std::vector<StreamUtilisation> streams;    // by class, then stream
+  std::vector<OperatorTotal> top_operators;  // by total_s, largest first (ties by name)
+};
+
+TimelineSummary summarize_timeline(const Timeline& timeline, size_t top_operator_count = 10);
+
+// Tasks of one program (shared by the ranks that run it).
+struct ProgramSummary {
+  std::vector<int> ranks;
+  std::map<TaskKind, long> tasks;  // count per kind, kinds that occur
+  double measured_compute_s = 0;   // sum of compute tasks' traced durations
+  long unmeasured_compute_tasks = 0;  // compute tasks left to the cost model (no duration)
+};
+
+// Collectives of one op, counted over all ranks (each member's call counts) with their per-rank
+// buffers summed.
+struct CollectiveTotal {
+  CollectiveOp op = CollectiveOp::allreduce;
+  long count = 0;
+  double bytes = 0;
+};
+
+struct CommunicatorSummary {
+  int id = 0;
+  std::string name;
+  int groups = 0;
+  int largest_group = 0;
+};
+
+struct TraceSummary {
+  std::string origin;
+  std::string traced_gpu;
+  int ranks = 0;
+  std::vector<ProgramSummary> programs;
+  std::map<TaskKind, long> tasks;  // over all ranks
+  // Distinct step numbers; when no task has one, 1 (the trace is one unnumbered step).
+  int steps = 0;
+  std::vector<double> compute_s_per_rank;  // measured compute durations, summed per rank
+  std::vector<CollectiveTotal> collectives;  // ops that occur, in CollectiveOp order
+  std::vector<CommunicatorSummary> communicators;
+};
+
+TraceSummary summarize_trace(const ExecutionGraph& graph);
+
+}  // namespace scalecast
