@@ -61,6 +61,31 @@ void append_pcie_path(const PcieFabric& pcie, const ClusterTopology::NodeLinks& 
   route.emplace_back(links.pcie_gpu[b], Direction::DOWN);
 }
 
+// Shortest NVLink path a -> b through peer GPUs (breadth-first, lowest indices first so the
+// choice is deterministic). False when NVLink does not connect them.
+bool append_nvlink_relay_path(const ClusterTopology::NodeLinks& links, int gpus, int a, int b,
+                              std::vector<sg::LinkInRoute>& route) {
+  std::vector<int> previous(gpus, -1);
+  std::vector<int> frontier = {a};
+  previous[a] = a;
+  for (size_t i = 0; i < frontier.size() && previous[b] < 0; ++i) {
+    int at = frontier[i];
+    for (int next = 0; next < gpus; ++next)
+      if (previous[next] < 0 && links.nvlink.count({std::min(at, next), std::max(at, next)})) {
+        previous[next] = at;
+        frontier.push_back(next);
+      }
+  }
+  if (previous[b] < 0) return false;
+  std::vector<int> path = {b};
+  while (path.back() != a) path.push_back(previous[path.back()]);
+  for (size_t i = path.size() - 1; i > 0; --i) {
+    int from = path[i], to = path[i - 1];
+    route.emplace_back(links.nvlink.at({std::min(from, to), std::max(from, to)}), from < to ? Direction::UP : Direction::DOWN);
+  }
+  return true;
+}
+
 }  // namespace
 
 void ClusterTopology::check_gpu_count(const PlatformSpec& spec, int gpus) {
@@ -92,10 +117,36 @@ std::unique_ptr<ClusterTopology> ClusterTopology::build(const PlatformSpec& spec
   auto* root = sg::create_star_zone("cluster");
   topology->intra_hosts_.resize(gpus);
   topology->node_links_.resize(topology->nodes_);
-  for (int node = 0; node < topology->nodes_; ++node) topology->build_node(root, node);
+  if (spec.node.nvswitch) {
+    topology->build_nvswitch_nodes(root);
+  } else {
+    for (int node = 0; node < topology->nodes_; ++node) topology->build_node(root, node);
+  }
   if (topology->nodes_ > 1) topology->build_network(root);
   root->seal();
   return topology;
+}
+
+// NVSwitch nodes need no zone of their own: a route between two GPUs of a node is the first
+// one's switch link up and the second one's down, which is what a star zone computes. One star
+// zone for all of them keeps the zone count (which SimGrid 3.32 scans on every link creation)
+// independent of the node count. Flows never join GPUs of different nodes through it.
+void ClusterTopology::build_nvswitch_nodes(sg::NetZone* root) {
+  auto* zone = sg::create_star_zone("nvswitch-nodes");
+  zone->set_parent(root);
+  for (int node = 0; node < nodes_; ++node) {
+    auto links = std::make_shared<NodeLinks>();
+    node_links_[node] = links;
+    const std::string prefix = node_name(node);
+    for (int g = 0; g < gpus_per_node_; ++g) {
+      auto* host = zone->create_host(prefix + ".g" + std::to_string(g), 1e9);
+      intra_hosts_[node * gpus_per_node_ + g] = host;
+      auto* link = make_link(zone, prefix + ".g" + std::to_string(g) + ".nvswitch", spec_.node.nvswitch->per_gpu);
+      links->nvswitch.push_back(link);
+      zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {{link, Direction::UP}}, true);
+    }
+  }
+  zone->seal();
 }
 
 void ClusterTopology::build_node(sg::NetZone* root, int node) {
@@ -143,6 +194,8 @@ void ClusterTopology::build_node(sg::NetZone* root, int node) {
         route = {{pair->second, a < b ? Direction::UP : Direction::DOWN}};
       } else if (spec.pcie && switch_of_gpu(*spec.pcie, a) >= 0 && switch_of_gpu(*spec.pcie, b) >= 0) {
         append_pcie_path(*spec.pcie, *links, a, b, route);
+      } else if (append_nvlink_relay_path(*links, gpus, a, b, route)) {
+        // no direct link and no PCIe tree: relayed through peers over NVLink
       } else {
         throw InputError(spec_.source, "node",
                          "GPUs " + std::to_string(a) + " and " + std::to_string(b) +

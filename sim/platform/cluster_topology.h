@@ -58,6 +58,7 @@ class ClusterTopology {
  private:
   ClusterTopology(PlatformSpec spec, int gpus);
   void build_node(simgrid::s4u::NetZone* root, int node);
+  void build_nvswitch_nodes(simgrid::s4u::NetZone* root);
   void build_network(simgrid::s4u::NetZone* root);
 
   PlatformSpec spec_;

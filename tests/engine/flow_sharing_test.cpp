@@ -72,7 +72,7 @@ TEST(FlowSharing, OppositeDirectionsDoNotShare) {
 }
 
 TEST(FlowSharing, FlowsOnDisjointLinksGetFullBandwidth) {
-  auto spec = testing::nvlink_node(4, {{0, 1, 1}, {2, 3, 1}}, kBandwidth_Bps, kLatency_s);
+  auto spec = testing::nvlink_node(4, {{0, 1, 1}, {1, 2, 1}, {2, 3, 1}}, kBandwidth_Bps, kLatency_s);
   auto graph = graph_of({{transfer(TaskKind::send, 1, 0, 0)},
                          {transfer(TaskKind::recv, -1, 0, 0)},
                          {transfer(TaskKind::send, 1, 0, 0)},
