@@ -174,11 +174,54 @@ void binary_tree(int low, int high, int parent, std::vector<int>& parents) {
   binary_tree(mid + 1, high, mid, parents);
 }
 
+// Multi-node tree allreduce in its pipelined steady state: inside each node the GPUs reduce and
+// gather along a ring (the NVLink part of NCCL's tree: every intra-node edge carries the
+// reduce-scatter's and the allgather's share, 2(g-1)/g of the buffer), while across nodes each
+// rail (the GPUs of one local index) runs a double binary tree on its 1/g shard, half the
+// shard per tree, up and down. All of it at once: the phase lasts as long as its slowest edge.
+CollectivePlan plan_rail_trees(const CollectiveRequest& request, const std::vector<std::vector<int>>& nodes,
+                               const ClusterLayout& layout, const RouteLatency& route) {
+  CollectivePlan plan;
+  plan.algorithm = CollectiveAlgorithm::tree;
+  const int node_count = static_cast<int>(nodes.size());
+  const int per_node = static_cast<int>(nodes.front().size());
+  CollectivePhase phase;
+  for (const auto& members : nodes)
+    for (int i = 0; i < per_node; ++i)
+      phase.flows.push_back({members[i], members[(i + 1) % per_node], 2.0 * (per_node - 1) / per_node * request.bytes});
+  std::vector<int> parents(node_count, -1);
+  binary_tree(0, node_count, -1, parents);
+  const double shard_half = request.bytes / per_node / 2;
+  for (int tree = 0; tree < 2; ++tree) {
+    auto position = [&](int i) {
+      return tree == 0 ? i : (node_count % 2 == 0 ? node_count - 1 - i : (i + 1) % node_count);
+    };
+    for (int i = 0; i < node_count; ++i) {
+      if (parents[i] < 0) continue;
+      for (int rail = 0; rail < per_node; ++rail) {
+        int child = nodes[position(i)][rail], parent = nodes[position(parents[i])][rail];
+        phase.flows.push_back({child, parent, shard_half});
+        phase.flows.push_back({parent, child, shard_half});
+      }
+    }
+  }
+  EdgeLatencies e = edge_latencies(phase.flows, layout, route);
+  const int levels = static_cast<int>(std::ceil(std::log2(node_count)));
+  phase.latency_s = std::max(0.0, calibration(layout).base_latency_s +
+                                      2.0 * ((per_node - 1) * e.intra_s + levels * e.inter_s) - e.slowest_route_s);
+  plan.phases.push_back(std::move(phase));
+  return plan;
+}
+
 CollectivePlan plan_tree(const CollectiveRequest& request, const ClusterLayout& layout, const RouteLatency& route) {
   CollectivePlan plan;
   plan.algorithm = CollectiveAlgorithm::tree;
   const auto nodes = members_by_node(request.group, layout);
   const int node_count = static_cast<int>(nodes.size());
+  const size_t per_node = nodes.front().size();
+  if (node_count > 1 && per_node > 1 &&
+      std::all_of(nodes.begin(), nodes.end(), [&](const auto& m) { return m.size() == per_node; }))
+    return plan_rail_trees(request, nodes, layout, route);
   const int channels = channel_count(layout);
   // Two trees per channel, each reducing up and broadcasting down half of the channel's share.
   const double bytes = request.bytes / (2.0 * channels);
