@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The main job on built-in defaults: DP scaling of the built-in ResNet-50 workload on dgx-a100
+# The main job on built-in defaults: DP scaling of the built-in ResNet-50 workload on dgx1-v100
 # clusters from 8 to 4,096 GPUs: step time, compute and exposed communication per scale.
 # Each point is one `scalecast simulate` process (SimGrid runs one simulation per process);
 # two run at a time. Results also land in out/main/scaling.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./tools/build.sh --target scalecast >/dev/null
-platform=${PLATFORM:-dgx-a100}
+platform=${PLATFORM:-dgx1-v100}
 workload=${WORKLOAD:-resnet50}
 gpus_list=${GPUS:-"8 16 32 64 128 256 512 1024 2048 4096"}
 jobs=${JOBS:-2}

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "sim/engine/replay_engine.h"
+#include "sim/workload/collective_workload.h"
 #include "sim/platform/platform_yaml.h"
 
 namespace scalecast {
@@ -12,25 +13,11 @@ namespace {
 
 constexpr double kGiB = 1073741824.0;
 
-ExecutionGraph collective(CollectiveOp op, int gpus, double bytes) {
-  ExecutionGraph graph;
-  Task t;
-  t.kind = TaskKind::collective;
-  t.op = op;
-  t.bytes = bytes;
-  t.communicator = 0;
-  graph.programs.push_back({{t}});
-  graph.program_of_rank.assign(gpus, 0);
-  std::vector<int> world;
-  for (int r = 0; r < gpus; ++r) world.push_back(r);
-  graph.communicators.push_back({0, "world", {world}});
-  return graph;
-}
 
 double busbw_GBps(const std::string& preset, CollectiveOp op, int gpus, double bytes, CollectiveAlgorithm algorithm) {
   ReplayOptions options;
   options.algorithm = algorithm;
-  auto result = replay(collective(op, gpus, bytes), load_platform(preset), options);
+  auto result = replay(collective_sweep_graph(op, gpus, {bytes}), load_platform(preset), options);
   const auto& record = result.collectives.at(0);
   return bytes / (record.end_s - record.start_s) * bus_bandwidth_factor(op, gpus) / 1e9;
 }

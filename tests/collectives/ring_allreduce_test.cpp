@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/engine/replay_engine.h"
+#include "sim/workload/collective_workload.h"
 #include "tests/support/test_platforms.h"
 
 namespace scalecast {
@@ -12,20 +13,6 @@ constexpr double kBandwidth_Bps = 25e9;
 constexpr double kLatency_s = 2e-6;
 constexpr double kBytes = 256e6;
 
-ExecutionGraph one_allreduce(int gpus, double bytes) {
-  ExecutionGraph graph;
-  Task t;
-  t.kind = TaskKind::collective;
-  t.op = CollectiveOp::allreduce;
-  t.bytes = bytes;
-  t.communicator = 0;
-  graph.programs.push_back({{t}});
-  graph.program_of_rank.assign(gpus, 0);
-  std::vector<int> world;
-  for (int r = 0; r < gpus; ++r) world.push_back(r);
-  graph.communicators.push_back({0, "world", {world}});
-  return graph;
-}
 
 double ring_closed_form_s(int n) { return 2 * (n - 1) * kLatency_s + 2.0 * (n - 1) / n * kBytes / kBandwidth_Bps; }
 
@@ -33,7 +20,7 @@ double simulate_ring(int n, CollectiveFidelity fidelity) {
   ReplayOptions options;
   options.algorithm = CollectiveAlgorithm::ring;
   options.fidelity = fidelity;
-  auto result = replay(one_allreduce(n, kBytes), testing::uniform_ring(n, kBandwidth_Bps, kLatency_s), options);
+  auto result = replay(collective_sweep_graph(CollectiveOp::allreduce, n, {kBytes}), testing::uniform_ring(n, kBandwidth_Bps, kLatency_s), options);
   EXPECT_EQ(result.collectives.size(), 1u);
   return result.makespan_s;
 }

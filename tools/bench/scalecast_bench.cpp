@@ -30,6 +30,7 @@ struct Measurement {
 
 Measurement run_once(const std::string& binary, const std::vector<std::string>& args) {
   Measurement m;
+  std::fflush(stdout);  // or the child's copy of the buffer is written again
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
   if (pid == 0) {

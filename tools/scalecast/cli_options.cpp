@@ -26,4 +26,23 @@ bool parse_options(const std::string& command, const std::string& usage, const s
   return true;
 }
 
+void add_collective_options(po::options_description& options) {
+  options.add_options()
+      ("algo", po::value<std::string>()->default_value("auto"), "collective algorithm: ring|tree|hier|direct|auto")
+      ("fidelity", po::value<std::string>()->default_value("steady"),
+       "collective fidelity: steady (pipelined steady state) | step (every ring step; validation)");
+}
+
+ReplayOptions collective_options(const po::variables_map& values) {
+  ReplayOptions options;
+  if (!parse_collective_algorithm(values["algo"].as<std::string>(), options.algorithm))
+    throw InputError("command line", "--algo", "expected ring, tree, hier, direct or auto, got '" +
+                                                   values["algo"].as<std::string>() + "'");
+  const std::string fidelity = values["fidelity"].as<std::string>();
+  if (fidelity != "steady" && fidelity != "step")
+    throw InputError("command line", "--fidelity", "expected steady or step, got '" + fidelity + "'");
+  options.fidelity = fidelity == "step" ? CollectiveFidelity::step_by_step : CollectiveFidelity::steady_state;
+  return options;
+}
+
 }  // namespace scalecast::cli

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/engine/replay_engine.h"
+
 namespace scalecast::cli {
 
 namespace po = boost::program_options;
@@ -14,5 +16,9 @@ namespace po = boost::program_options;
 bool parse_options(const std::string& command, const std::string& usage, const std::vector<std::string>& args,
                    po::options_description& options, po::variables_map& values,
                    const po::positional_options_description* positional = nullptr);
+
+// --algo and --fidelity, as both simulate and collective take them.
+void add_collective_options(po::options_description& options);
+ReplayOptions collective_options(const po::variables_map& values);
 
 }  // namespace scalecast::cli

@@ -11,6 +11,7 @@
 #include "sim/core/quantity_parse.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/platform/platform_yaml.h"
+#include "sim/workload/collective_workload.h"
 #include "tools/scalecast/cli_options.h"
 #include "tools/scalecast/replay_summary.h"
 
@@ -25,10 +26,9 @@ int run_collective(const std::vector<std::string>& args) {
       ("gpus", po::value<int>()->required(), "GPUs taking part")
       ("bytes", po::value<std::string>()->default_value("8MB-1GB"),
        "buffer sizes: 64MB, 1GiB, lists 1MB,8MB, ranges 1MB-1GB (doubling) or 1KB:1GB:x4")
-      ("algo", po::value<std::string>()->default_value("auto"), "ring|tree|hier|direct|auto")
-      ("fidelity", po::value<std::string>()->default_value("steady"), "steady|step")
       ("timeline", po::value<std::string>(), "write the simulated timeline (JSON) to this file")
       ("json", po::bool_switch(), "print one JSON object");
+  add_collective_options(options);
   po::variables_map values;
   if (!parse_options("collective", "--platform P --gpus N [--op OP] [--bytes SIZES] [--algo A]", args, options, values))
     return 0;
@@ -36,13 +36,7 @@ int run_collective(const std::vector<std::string>& args) {
   if (!parse_collective_op(values["op"].as<std::string>(), op))
     throw InputError("command line", "--op", "unknown collective '" + values["op"].as<std::string>() +
                                                  "'; expected allreduce, allgather, reducescatter, broadcast, reduce or alltoall");
-  ReplayOptions replay_options;
-  if (!parse_collective_algorithm(values["algo"].as<std::string>(), replay_options.algorithm))
-    throw InputError("command line", "--algo", "expected ring, tree, hier, direct or auto");
-  const std::string fidelity = values["fidelity"].as<std::string>();
-  if (fidelity != "steady" && fidelity != "step")
-    throw InputError("command line", "--fidelity", "expected steady or step, got '" + fidelity + "'");
-  replay_options.fidelity = fidelity == "step" ? CollectiveFidelity::step_by_step : CollectiveFidelity::steady_state;
+  ReplayOptions replay_options = collective_options(values);
   auto sizes = parse_bytes_list(values["bytes"].as<std::string>());
   if (!sizes || sizes->empty()) throw InputError("command line", "--bytes", "expected sizes such as 64MB, 1MB-1GB or 8,4096");
   for (double s : *sizes)
@@ -52,23 +46,7 @@ int run_collective(const std::vector<std::string>& args) {
   if (values.count("timeline")) check_output_path(values["timeline"].as<std::string>(), "--timeline");
   const PlatformSpec platform = load_platform(values["platform"].as<std::string>());
 
-  ExecutionGraph graph;
-  graph.origin = "generated";
-  RankProgram program;
-  for (double bytes : *sizes) {
-    Task task;
-    task.kind = TaskKind::collective;
-    task.op = op;
-    task.bytes = bytes;
-    task.communicator = 0;
-    task.name = std::string(to_string(op)) + " " + format_bytes(bytes);
-    program.tasks.push_back(task);
-  }
-  graph.programs.push_back(program);
-  graph.program_of_rank.assign(gpus, 0);
-  std::vector<int> world(gpus);
-  for (int r = 0; r < gpus; ++r) world[r] = r;
-  graph.communicators.push_back({0, "world", {world}});
+  const ExecutionGraph graph = collective_sweep_graph(op, gpus, *sizes);
 
   const auto wall_start = std::chrono::steady_clock::now();
   ReplayResult result = replay(graph, platform, replay_options);
@@ -99,7 +77,7 @@ int run_collective(const std::vector<std::string>& args) {
     return 0;
   }
   std::printf("# %s on %d GPUs of %s (%s, %s)\n", to_string(op), gpus, platform.name.c_str(),
-              values["algo"].as<std::string>().c_str(), fidelity.c_str());
+              values["algo"].as<std::string>().c_str(), values["fidelity"].as<std::string>().c_str());
   std::printf("# %12s %8s %12s %12s %12s\n", "size (B)", "algo", "time (us)", "algbw (GB/s)", "busbw (GB/s)");
   for (const auto& row : out["rows"])
     std::printf("  %12.0f %8s %12.2f %12.2f %12.2f\n", row["bytes"].get<double>(),

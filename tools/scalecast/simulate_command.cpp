@@ -42,27 +42,20 @@ int run_simulate(const std::vector<std::string>& args) {
       ("workload", po::value<std::string>(), "built-in workload to generate (resnet50)")
       ("gpus", po::value<int>(), "GPUs to simulate (default: the trace's ranks, or 8)")
       ("strategy", po::value<std::string>()->default_value("dp"), "dp (hybrid:M comes with workload graphs)")
-      ("algo", po::value<std::string>()->default_value("auto"), "collective algorithm: ring|tree|hier|direct|auto")
-      ("fidelity", po::value<std::string>()->default_value("steady"), "collective fidelity: steady|step")
       ("batch", po::value<int>()->default_value(64), "per-GPU batch of a built-in workload")
       ("bucket", po::value<std::string>()->default_value("25MiB"), "gradient bucket size of a built-in workload")
       ("zero-gradients", po::bool_switch(), "make a built-in workload's gradients 0 bytes (isolates DP's communication)")
       ("per-rank", po::bool_switch(), "simulate every rank separately (no rank classes; for validation)")
       ("timeline", po::value<std::string>(), "write the simulated timeline (JSON) to this file")
       ("json", po::bool_switch(), "print one JSON object");
+  add_collective_options(options);
   po::variables_map values;
   if (!parse_options("simulate", "--platform P (--trace T | --workload W) [options]", args, options, values)) return 0;
   if (values.count("trace") == values.count("workload"))
     throw InputError("command line", "--trace/--workload", "give exactly one of --trace or --workload");
   parse_strategy(values["strategy"].as<std::string>());
 
-  ReplayOptions replay_options;
-  if (!parse_collective_algorithm(values["algo"].as<std::string>(), replay_options.algorithm))
-    throw InputError("command line", "--algo", "expected ring, tree, hier, direct or auto");
-  const std::string fidelity = values["fidelity"].as<std::string>();
-  if (fidelity != "steady" && fidelity != "step")
-    throw InputError("command line", "--fidelity", "expected steady or step, got '" + fidelity + "'");
-  replay_options.fidelity = fidelity == "step" ? CollectiveFidelity::step_by_step : CollectiveFidelity::steady_state;
+  ReplayOptions replay_options = collective_options(values);
   replay_options.per_rank = values["per-rank"].as<bool>();
 
   const PlatformSpec platform = load_platform(values["platform"].as<std::string>());
