@@ -186,9 +186,15 @@ CollectivePlan plan_rail_trees(const CollectiveRequest& request, const std::vect
   const int node_count = static_cast<int>(nodes.size());
   const int per_node = static_cast<int>(nodes.front().size());
   CollectivePhase phase;
-  for (const auto& members : nodes)
-    for (int i = 0; i < per_node; ++i)
-      phase.flows.push_back({members[i], members[(i + 1) % per_node], 2.0 * (per_node - 1) / per_node * request.bytes});
+  // Intra-node rings: every node holds the same local indices, so one node's rings serve all.
+  const auto local_rings = build_rings(nodes.front(), layout);
+  const double ring_bytes = 2.0 * (per_node - 1) / per_node * request.bytes / local_rings.size();
+  for (const auto& members : nodes) {
+    const int offset = members.front() - nodes.front().front();
+    for (const auto& ring : local_rings)
+      for (size_t i = 0; i < ring.size(); ++i)
+        phase.flows.push_back({ring[i] + offset, ring[(i + 1) % ring.size()] + offset, ring_bytes});
+  }
   std::vector<int> parents(node_count, -1);
   binary_tree(0, node_count, -1, parents);
   const double shard_half = request.bytes / per_node / 2;
@@ -219,8 +225,13 @@ CollectivePlan plan_tree(const CollectiveRequest& request, const ClusterLayout& 
   const auto nodes = members_by_node(request.group, layout);
   const int node_count = static_cast<int>(nodes.size());
   const size_t per_node = nodes.front().size();
-  if (node_count > 1 && per_node > 1 &&
-      std::all_of(nodes.begin(), nodes.end(), [&](const auto& m) { return m.size() == per_node; }))
+  auto same_local_gpus = [&](const std::vector<int>& members) {
+    if (members.size() != per_node) return false;
+    for (size_t i = 0; i < per_node; ++i)
+      if (layout.local_index(members[i]) != layout.local_index(nodes.front()[i])) return false;
+    return true;
+  };
+  if (node_count > 1 && per_node > 1 && std::all_of(nodes.begin(), nodes.end(), same_local_gpus))
     return plan_rail_trees(request, nodes, layout, route);
   const int channels = channel_count(layout);
   // Two trees per channel, each reducing up and broadcasting down half of the channel's share.
