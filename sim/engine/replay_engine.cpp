@@ -18,6 +18,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "sim/engine/flow_ports.h"
 #include "sim/engine/rank_classes.h"
 #include "sim/engine/simgrid_setup.h"
 #include "sim/platform/cluster_topology.h"
@@ -60,7 +61,8 @@ class Replay {
 
  private:
   void run_class(int k);
-  void launch(int k, int task, std::vector<int>& pending, std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>>& running);
+  using RunningQueue = std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>>;
+  void launch(int k, int task, RunningQueue& running);
   void complete(int k, int task, std::vector<int>& pending, std::vector<int>& ready);
   void arrive_collective(int k, int task);
   void arrive_point_to_point(int k, int task);
@@ -83,6 +85,7 @@ class Replay {
   std::map<std::tuple<int, int, int>, PendingInstance> pending_collectives_;  // (communicator, component, sequence)
   std::map<std::tuple<int, int, int, int>, std::vector<std::pair<int, int>>> pending_p2p_;  // (src, dst, tag, seq)
   std::map<std::tuple<int, int, int, int>, int> p2p_sequence_;  // (src, dst, tag, is_recv) -> count
+  FlowPorts ports_;
   int active_runners_ = 0;
   bool deadlocked_ = false;
   ReplayResult result_;
@@ -141,16 +144,13 @@ std::vector<Flow> Replay::merge_exclusive_flows(const std::vector<const Flow*>& 
 
 long Replay::run_flows(const std::vector<const Flow*>& flows) {
   const std::vector<Flow> merged = merge_exclusive_flows(flows);
-  std::vector<sg::CommPtr> comms;
-  comms.reserve(merged.size());
+  std::vector<HostFlow> host_flows;
+  host_flows.reserve(merged.size());
   for (const Flow& flow : merged)
-    comms.push_back(sg::Comm::sendto_async(topology_->source_host(flow.source_rank, flow.destination_rank),
-                                           topology_->destination_host(flow.source_rank, flow.destination_rank),
-                                           static_cast<uint64_t>(std::max(1.0, std::round(flow.bytes)))));
-  // One wait per comm, in order: Comm::wait_all would make every completion scan the whole
-  // set (quadratic in the flow count).
-  for (auto& comm : comms) comm->wait();
-  return static_cast<long>(comms.size());
+    host_flows.push_back({topology_->source_host(flow.source_rank, flow.destination_rank),
+                          topology_->destination_host(flow.source_rank, flow.destination_rank), flow.bytes});
+  ports_.run(host_flows);
+  return static_cast<long>(host_flows.size());
 }
 
 void Replay::start_runner(std::vector<CollectivePlan> plans, std::vector<std::pair<int, int>> waiters,
@@ -233,9 +233,7 @@ void Replay::arrive_point_to_point(int k, int task_index) {
   start_runner({plan}, std::move(waiters), record);
 }
 
-using RunningQueue = std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>>;
-
-void Replay::launch(int k, int task_index, std::vector<int>&, RunningQueue& running) {
+void Replay::launch(int k, int task_index, RunningQueue& running) {
   ClassState& s = state_[k];
   const Task& task = s.program->tasks[task_index];
   const double now = sg::Engine::get_clock();
@@ -263,8 +261,6 @@ void Replay::complete(int k, int task_index, std::vector<int>& pending, std::vec
 void Replay::run_class(int k) {
   ClassState& s = state_[k];
   const auto& tasks = s.program->tasks;
-  const int program = classes_.program[k];
-  const int rank = classes_.ranks[k].front();
   std::vector<int> pending(tasks.size(), 0);
   std::map<int, int> last_on_stream;
   for (size_t t = 0; t < tasks.size(); ++t) {
@@ -273,12 +269,10 @@ void Replay::run_class(int k) {
     last_on_stream[tasks[t].stream] = static_cast<int>(t);
     pending[t] += static_cast<int>(tasks[t].deps.size());
   }
-  (void)program;
-  (void)rank;
   std::vector<int> ready;
   for (size_t t = 0; t < tasks.size(); ++t)
     if (pending[t] == 0) ready.push_back(static_cast<int>(t));
-  RunningQueue running;
+  RunningQueue running;  // compute tasks in flight: (end time, task)
   size_t completed = 0;
   std::unique_lock<sg::Mutex> lock(*s.mutex);
   while (completed < tasks.size() && !deadlocked_) {
@@ -286,7 +280,7 @@ void Replay::run_class(int k) {
     std::sort(ready.begin(), ready.end());
     std::vector<int> launching;
     launching.swap(ready);
-    for (int t : launching) launch(k, t, pending, running);
+    for (int t : launching) launch(k, t, running);
     while (!s.notices.empty()) {
       Notice notice = s.notices.front();
       s.notices.pop_front();

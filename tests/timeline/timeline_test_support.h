@@ -13,6 +13,7 @@
 #include <string>
 
 #include "sim/timeline/timeline.h"
+#include "tests/support/cli_runner.h"
 
 namespace scalecast::timeline_testing {
 
@@ -35,12 +36,8 @@ inline TimelineEvent event(EventCategory category, int stream, double start_s, d
   return e;
 }
 
-inline std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using scalecast::testing::read_text;
+using scalecast::testing::CommandResult;
 
 // A fresh folder per test (ctest runs tests in parallel processes), removed afterwards.
 class ScratchFolder : public ::testing::Test {
@@ -67,27 +64,5 @@ class ScratchFolder : public ::testing::Test {
 
   fs::path folder_;
 };
-
-struct CommandResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs `scalecast ARGUMENTS` (shell text) and collects its exit code, stdout and stderr.
-inline CommandResult run_scalecast(const std::string& arguments, const std::string& scratch_folder) {
-  const std::string err_path = scratch_folder + "/stderr.txt";
-  const std::string command = std::string(SCALECAST_BINARY) + " " + arguments + " 2>'" + err_path + "'";
-  CommandResult result;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return result;
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
-  const int status = ::pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.err = read_text(err_path);
-  return result;
-}
 
 }  // namespace scalecast::timeline_testing
