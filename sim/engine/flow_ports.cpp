@@ -72,8 +72,10 @@ FlowPorts::Port& FlowPorts::port(sg::Host* host, int slot) {
     entry = std::make_unique<Port>();
     Port* raw = entry.get();
     auto* mailboxes = &free_mailboxes_;
-    // Daemons: the simulation ends when the ranks are done, with the ports still waiting.
-    sg::Actor::create("port", host, [raw, mailboxes]() { serve(raw, mailboxes); })->daemonize();
+    // Daemons: the simulation ends when the ranks are done, with the ports still waiting. A
+    // small stack: SimGrid zeroes each actor's stack, and there are two ports per GPU.
+    constexpr unsigned kPortStackBytes = 16 * 1024;
+    sg::Actor::init("port", host)->set_stacksize(kPortStackBytes)->start([raw, mailboxes]() { serve(raw, mailboxes); })->daemonize();
   }
   return *entry;
 }
