@@ -66,8 +66,16 @@ class Replay {
   void complete(int k, int task, std::vector<int>& pending, std::vector<int>& ready);
   void arrive_collective(int k, int task);
   void arrive_point_to_point(int k, int task);
-  void start_runner(std::vector<CollectivePlan> plans, std::vector<std::pair<int, int>> waiters, CollectiveRecord record);
-  long run_flows(const std::vector<const Flow*>& flows);  // returns the flows issued
+  // A collective lowered all the way to host-to-host flows, for a reference buffer size:
+  // flows scale with the buffer, latencies do not, so one preparation serves every size.
+  struct PreparedPhase {
+    std::vector<HostFlow> flows;
+    double latency_s = 0;
+  };
+  using PreparedCollective = std::vector<PreparedPhase>;
+  std::shared_ptr<const PreparedCollective> prepare(const std::vector<CollectivePlan>& plans) const;
+  void start_runner(std::shared_ptr<const PreparedCollective> prepared, double byte_scale,
+                    std::vector<std::pair<int, int>> waiters, CollectiveRecord record);
   std::vector<Flow> merge_exclusive_flows(const std::vector<const Flow*>& flows) const;
   void notify(int k, Notice notice);
   bool everyone_blocked() const;
@@ -86,6 +94,13 @@ class Replay {
   std::map<std::tuple<int, int, int, int>, std::vector<std::pair<int, int>>> pending_p2p_;  // (src, dst, tag, seq)
   std::map<std::tuple<int, int, int, int>, int> p2p_sequence_;  // (src, dst, tag, is_recv) -> count
   FlowPorts ports_;
+  // (communicator, component, op, root, algorithm) -> (reference bytes, prepared collective)
+  struct CachedCollective {
+    double reference_bytes = 0;
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;  // as plan_collective resolved it
+    std::shared_ptr<const PreparedCollective> prepared;
+  };
+  std::map<std::tuple<int, int, int, int, int>, CachedCollective> prepared_;
   int active_runners_ = 0;
   bool deadlocked_ = false;
   ReplayResult result_;
@@ -142,36 +157,39 @@ std::vector<Flow> Replay::merge_exclusive_flows(const std::vector<const Flow*>& 
   return out;
 }
 
-long Replay::run_flows(const std::vector<const Flow*>& flows) {
-  const std::vector<Flow> merged = merge_exclusive_flows(flows);
-  std::vector<HostFlow> host_flows;
-  host_flows.reserve(merged.size());
-  for (const Flow& flow : merged)
-    host_flows.push_back({topology_->source_host(flow.source_rank, flow.destination_rank),
-                          topology_->destination_host(flow.source_rank, flow.destination_rank), flow.bytes});
-  ports_.run(host_flows);
-  return static_cast<long>(host_flows.size());
+std::shared_ptr<const Replay::PreparedCollective> Replay::prepare(const std::vector<CollectivePlan>& plans) const {
+  auto prepared = std::make_shared<PreparedCollective>();
+  // Concurrent groups run their phases side by side: phase i of every plan at once.
+  size_t phases = 0;
+  for (const auto& plan : plans) phases = std::max(phases, plan.phases.size());
+  for (size_t i = 0; i < phases; ++i) {
+    std::vector<const Flow*> flows;
+    PreparedPhase phase;
+    for (const auto& plan : plans) {
+      if (i >= plan.phases.size()) continue;
+      phase.latency_s = std::max(phase.latency_s, plan.phases[i].latency_s);
+      for (const Flow& f : plan.phases[i].flows)
+        if (f.bytes > 0) flows.push_back(&f);
+    }
+    for (const Flow& flow : merge_exclusive_flows(flows))
+      phase.flows.push_back({topology_->source_host(flow.source_rank, flow.destination_rank),
+                             topology_->destination_host(flow.source_rank, flow.destination_rank), flow.bytes});
+    prepared->push_back(std::move(phase));
+  }
+  return prepared;
 }
 
-void Replay::start_runner(std::vector<CollectivePlan> plans, std::vector<std::pair<int, int>> waiters,
-                          CollectiveRecord record) {
+void Replay::start_runner(std::shared_ptr<const PreparedCollective> prepared, double byte_scale,
+                          std::vector<std::pair<int, int>> waiters, CollectiveRecord record) {
   ++active_runners_;
   record.start_s = sg::Engine::get_clock();
-  sg::Actor::create("collective", topology_->gpu_host(0), [this, plans = std::move(plans), waiters = std::move(waiters), record]() mutable {
-    // Concurrent groups run their phases side by side: phase i of every plan at once.
-    size_t phases = 0;
-    for (const auto& plan : plans) phases = std::max(phases, plan.phases.size());
-    for (size_t i = 0; i < phases; ++i) {
-      std::vector<const Flow*> flows;
-      double latency_s = 0;
-      for (const auto& plan : plans) {
-        if (i >= plan.phases.size()) continue;
-        latency_s = std::max(latency_s, plan.phases[i].latency_s);
-        for (const Flow& f : plan.phases[i].flows)
-          if (f.bytes > 0) flows.push_back(&f);
-      }
-      record.flows += run_flows(flows);
-      if (latency_s > 0) sg::this_actor::sleep_for(latency_s);
+  sg::Actor::create("collective", topology_->gpu_host(0), [this, prepared, byte_scale, waiters = std::move(waiters), record]() mutable {
+    for (const PreparedPhase& phase : *prepared) {
+      std::vector<HostFlow> flows = phase.flows;
+      for (HostFlow& flow : flows) flow.bytes *= byte_scale;
+      ports_.run(flows);
+      record.flows += static_cast<long>(flows.size());
+      if (phase.latency_s > 0) sg::this_actor::sleep_for(phase.latency_s);
     }
     record.end_s = sg::Engine::get_clock();
     result_.flows += record.flows;
@@ -192,20 +210,31 @@ void Replay::arrive_collective(int k, int task_index) {
   if (instance.arrivals.size() < comp.classes.size()) return;
 
   const Communicator* comm = graph_.find_communicator(task.communicator);
-  std::vector<CollectivePlan> plans;
   CollectiveRecord record;
   record.op = task.op;
   record.bytes = task.bytes;
-  for (int g : comp.groups) {
-    CollectiveRequest request{task.op, task.bytes, comm->groups[g], task.root};
-    record.ranks = std::max<int>(record.ranks, static_cast<int>(request.group.size()));
-    plans.push_back(plan_collective(request, options_.algorithm, options_.fidelity, layout_,
-                                    [this](int a, int b) { return route_latency_s(a, b); }));
-    record.algorithm = plans.back().algorithm;
-  }
+  for (int g : comp.groups) record.ranks = std::max<int>(record.ranks, static_cast<int>(comm->groups[g].size()));
+  CollectiveAlgorithm algorithm = options_.algorithm;
+  if (algorithm == CollectiveAlgorithm::automatic)
+    algorithm = choose_algorithm({task.op, task.bytes, comm->groups[comp.groups.front()], task.root}, layout_);
+  auto cache_key = std::make_tuple(task.communicator, component, static_cast<int>(task.op), task.root, static_cast<int>(algorithm));
+  auto cached = prepared_.find(cache_key);
   auto waiters = std::move(instance.arrivals);
   pending_collectives_.erase(key);
-  start_runner(std::move(plans), std::move(waiters), record);
+  if (task.bytes <= 0) {
+    record.algorithm = algorithm;
+    start_runner(std::make_shared<PreparedCollective>(), 1, std::move(waiters), record);
+    return;
+  }
+  if (cached == prepared_.end()) {
+    std::vector<CollectivePlan> plans;
+    for (int g : comp.groups)
+      plans.push_back(plan_collective({task.op, task.bytes, comm->groups[g], task.root}, algorithm, options_.fidelity,
+                                      layout_, [this](int a, int b) { return route_latency_s(a, b); }));
+    cached = prepared_.emplace(cache_key, CachedCollective{task.bytes, plans.front().algorithm, prepare(plans)}).first;
+  }
+  record.algorithm = cached->second.algorithm;
+  start_runner(cached->second.prepared, task.bytes / cached->second.reference_bytes, std::move(waiters), record);
 }
 
 void Replay::arrive_point_to_point(int k, int task_index) {
@@ -230,7 +259,7 @@ void Replay::arrive_point_to_point(int k, int task_index) {
   record.ranks = 2;
   auto waiters = std::move(arrivals);
   pending_p2p_.erase(key);
-  start_runner({plan}, std::move(waiters), record);
+  start_runner(prepare({plan}), 1, std::move(waiters), record);
 }
 
 void Replay::launch(int k, int task_index, RunningQueue& running) {
