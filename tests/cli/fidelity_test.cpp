@@ -1,0 +1,30 @@
+// Pipelined steady state against step-by-step rings on the presets' nodes (idle network): the
+// default fidelity must stay within 2% of the validation one.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/cli_runner.h"
+
+namespace scalecast {
+namespace {
+
+double ring_time_s(const std::string& platform, int gpus, const std::string& fidelity) {
+  auto result = testing::run_scalecast("collective --json --algo ring --bytes 256MB --platform " + platform +
+                                       " --gpus " + std::to_string(gpus) + " --fidelity " + fidelity);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  return nlohmann::json::parse(result.out)["rows"][0]["time_s"].get<double>();
+}
+
+class Fidelity : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Fidelity, SteadyStateWithinTwoPercentOfStepByStep) {
+  const double steady = ring_time_s(GetParam(), 8, "steady");
+  const double step = ring_time_s(GetParam(), 8, "step");
+  EXPECT_NEAR(steady, step, 0.02 * step);
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, Fidelity, ::testing::Values("dgx-a100", "dgx1-v100", "pcie-8gpu", "dgx-h100"));
+
+}  // namespace
+}  // namespace scalecast
