@@ -36,7 +36,7 @@ TEST_F(Inspect, JsonOfSmallTimelineMatchesGolden) {
 
 TEST_F(Inspect, JsonHasTheContractFields) {
   const json out = json::parse(inspect("'" + kSmallTimeline + "' --json").out);
-  for (const char* field : {"kind", "ranks", "steps", "step_time_s", "compute_s", "communication_s", "exposed_comm_s",
+  for (const char* field : {"kind", "ranks", "steps", "step_time_s", "compute_s", "comm_s", "exposed_comm_s",
                             "idle_s", "streams", "top_operators"})
     EXPECT_TRUE(out.contains(field)) << field;
   EXPECT_EQ(out["kind"], "timeline");

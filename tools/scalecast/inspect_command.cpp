@@ -87,7 +87,7 @@ ordered_json timeline_report(const TimelineSummary& s) {
   out["step_spans"] = std::move(spans);
   out["breakdown_class"] = s.breakdown_class;
   out["compute_s"] = s.per_step.compute_s;
-  out["communication_s"] = s.per_step.communication_s;
+  out["comm_s"] = s.per_step.communication_s;
   out["exposed_comm_s"] = s.per_step.exposed_communication_s;
   out["idle_s"] = s.per_step.idle_s;
   ordered_json streams = ordered_json::array();
@@ -157,7 +157,7 @@ ordered_json trace_report(const TraceSummary& s) {
   // Timing beyond measured compute needs a simulation (`scalecast simulate`): null, not 0.
   out["step_time_s"] = nullptr;
   out["compute_s"] = compute_per_step_s(s);
-  out["communication_s"] = nullptr;
+  out["comm_s"] = nullptr;
   out["exposed_comm_s"] = nullptr;
   out["idle_s"] = nullptr;
   ordered_json tasks = ordered_json::object();
