@@ -91,6 +91,9 @@ bool append_nvlink_relay_path(const ClusterTopology::NodeLinks& links, int gpus,
 void ClusterTopology::check_gpu_count(const PlatformSpec& spec, int gpus) {
   const int per_node = spec.node.gpus;
   if (gpus < 1) throw InputError("command line", "--gpus", "must be at least 1, got " + std::to_string(gpus));
+  if (gpus > kMaxGpus)
+    throw InputError("command line", "--gpus",
+                     std::to_string(gpus) + " is above the " + std::to_string(kMaxGpus) + " GPUs scalecast simulates");
   if (gpus > per_node && gpus % per_node != 0)
     throw InputError("command line", "--gpus",
                      std::to_string(gpus) + " is above one node's " + std::to_string(per_node) +

@@ -50,6 +50,9 @@ class ClusterTopology {
   // A host of the GPU to run its actors on.
   simgrid::s4u::Host* gpu_host(int rank) const { return intra_hosts_[rank]; }
 
+  // Beyond this a simulation takes hours on one machine (README, Benchmarks).
+  static constexpr int kMaxGpus = 131072;
+
   // Checks the number of GPUs against the platform; throws InputError naming "--gpus".
   static void check_gpu_count(const PlatformSpec& spec, int gpus);
 

@@ -77,6 +77,11 @@ TEST_F(BadInput, GpusNotAMultipleOfANode) {
   expect_input_error("simulate --platform dgx-a100 --workload resnet50 --gpus 12", {"--gpus", "12"});
 }
 
+TEST_F(BadInput, GpusBeyondWhatCanBeSimulated) {
+  expect_input_error("collective --platform dgx-a100 --gpus 100000000", {"--gpus", "100000000"});
+  expect_input_error("simulate --platform dgx-a100 --workload resnet50 --gpus 100000000", {"--gpus"});
+}
+
 TEST_F(BadInput, PartialNodeIsFine) {
   auto result = run_scalecast("simulate --json --platform dgx-a100 --workload resnet50 --gpus 2");
   EXPECT_EQ(result.exit_code, 0) << result.err;

@@ -10,6 +10,7 @@
 #include "sim/core/input_error.h"
 #include "sim/core/quantity_parse.h"
 #include "sim/engine/replay_engine.h"
+#include "sim/platform/cluster_topology.h"
 #include "sim/platform/platform_yaml.h"
 #include "sim/workload/collective_workload.h"
 #include "tools/scalecast/cli_options.h"
@@ -45,6 +46,7 @@ int run_collective(const std::vector<std::string>& args) {
   if (gpus < 2) throw InputError("command line", "--gpus", "a collective needs at least 2 GPUs");
   if (values.count("timeline")) check_output_path(values["timeline"].as<std::string>(), "--timeline");
   const PlatformSpec platform = load_platform(values["platform"].as<std::string>());
+  ClusterTopology::check_gpu_count(platform, gpus);
 
   const ExecutionGraph graph = collective_sweep_graph(op, gpus, *sizes);
 

@@ -8,6 +8,7 @@
 #include "sim/core/input_error.h"
 #include "sim/core/quantity_parse.h"
 #include "sim/engine/replay_engine.h"
+#include "sim/platform/cluster_topology.h"
 #include "sim/platform/platform_yaml.h"
 #include "sim/strategy/data_parallel.h"
 #include "sim/trace/trace_json.h"
@@ -76,6 +77,7 @@ int run_simulate(const std::vector<std::string>& args) {
   }
   const int gpus = values.count("gpus") ? values["gpus"].as<int>() : (values.count("trace") ? graph.world_size() : 8);
   if (gpus < 1) throw InputError("command line", "--gpus", "must be at least 1");
+  ClusterTopology::check_gpu_count(platform, gpus);
   if (values.count("timeline")) check_output_path(values["timeline"].as<std::string>(), "--timeline");
 
   const auto wall_start = std::chrono::steady_clock::now();
