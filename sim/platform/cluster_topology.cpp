@@ -120,12 +120,11 @@ std::unique_ptr<ClusterTopology> ClusterTopology::build(const PlatformSpec& spec
   auto* root = sg::create_star_zone("cluster");
   topology->intra_hosts_.resize(gpus);
   topology->node_links_.resize(topology->nodes_);
-  if (spec.node.nvswitch) {
-    topology->build_nvswitch_nodes(root);
-  } else {
-    for (int node = 0; node < topology->nodes_; ++node) topology->build_node(root, node);
-  }
+  // Links first, then the network's hosts, then the nodes' hosts: SimGrid 3.32 scans every host
+  // created so far each time a zone is sealed, and the network has many zones to seal.
+  topology->create_node_links(root);
   if (topology->nodes_ > 1) topology->build_network(root);
+  topology->add_node_hosts();
   root->seal();
   return topology;
 }
@@ -133,80 +132,84 @@ std::unique_ptr<ClusterTopology> ClusterTopology::build(const PlatformSpec& spec
 // NVSwitch nodes need no zone of their own: a route between two GPUs of a node is the first
 // one's switch link up and the second one's down, which is what a star zone computes. One star
 // zone for all of them keeps the zone count (which SimGrid 3.32 scans on every link creation)
-// independent of the node count. Flows never join GPUs of different nodes through it.
-void ClusterTopology::build_nvswitch_nodes(sg::NetZone* root) {
-  auto* zone = sg::create_star_zone("nvswitch-nodes");
-  zone->set_parent(root);
-  for (int node = 0; node < nodes_; ++node) {
-    auto links = std::make_shared<NodeLinks>();
-    node_links_[node] = links;
-    const std::string prefix = node_name(node);
-    for (int g = 0; g < gpus_per_node_; ++g) {
-      auto* host = zone->create_host(prefix + ".g" + std::to_string(g), 1e9);
-      intra_hosts_[node * gpus_per_node_ + g] = host;
-      auto* link = make_link(zone, prefix + ".g" + std::to_string(g) + ".nvswitch", spec_.node.nvswitch->per_gpu);
-      links->nvswitch.push_back(link);
-      zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {{link, Direction::UP}}, true);
-    }
-  }
-  zone->seal();
-}
-
-void ClusterTopology::build_node(sg::NetZone* root, int node) {
+// independent of the node count. Flows never join GPUs of different nodes through it. Other
+// fabrics get a Full zone per node with explicit routes.
+void ClusterTopology::create_node_links(sg::NetZone* root) {
   const NodeSpec& spec = spec_.node;
   const int gpus = gpus_per_node_;
-  const std::string prefix = node_name(node);
-  auto* zone = sg::create_full_zone(prefix);
-  zone->set_parent(root);
-  auto links = std::make_shared<NodeLinks>();
-  node_links_[node] = links;
-
-  std::vector<sg::Host*> hosts;
-  for (int g = 0; g < gpus; ++g) {
-    hosts.push_back(zone->create_host(prefix + ".g" + std::to_string(g), 1e9));
-    intra_hosts_[node * gpus_per_node_ + g] = hosts.back();
+  if (spec.nvswitch) {
+    auto* shared = sg::create_star_zone("nvswitch-nodes");
+    shared->set_parent(root);
+    node_zones_.assign(nodes_, shared);
   }
-  if (spec.nvswitch)
-    for (int g = 0; g < gpus; ++g)
-      links->nvswitch.push_back(make_link(zone, prefix + ".g" + std::to_string(g) + ".nvswitch", spec.nvswitch->per_gpu));
-  if (spec.nvlink)
-    for (const NvlinkConnection& c : spec.nvlink->connections) {
-      int low = std::min(c.gpu_a, c.gpu_b), high = std::max(c.gpu_a, c.gpu_b);
-      if (high >= gpus) continue;  // a partial node
-      links->nvlink[{low, high}] = make_link(
-          zone, prefix + ".nvlink" + std::to_string(low) + "-" + std::to_string(high), spec.nvlink->per_link, c.links);
+  for (int node = 0; node < nodes_; ++node) {
+    const std::string prefix = node_name(node);
+    if (!spec.nvswitch) {
+      node_zones_.push_back(sg::create_full_zone(prefix));
+      node_zones_.back()->set_parent(root);
     }
-  if (spec.pcie) {
-    for (int g = 0; g < gpus; ++g)
-      links->pcie_gpu.push_back(make_link(zone, prefix + ".g" + std::to_string(g) + ".pcie", spec.pcie->gpu_link));
-    for (size_t s = 0; s < spec.pcie->switches.size(); ++s)
-      links->pcie_switch_uplink.push_back(
-          make_link(zone, prefix + ".pcie-switch" + std::to_string(s), spec.pcie->switches[s].uplink));
-    if (spec.pcie->sockets > 1)
-      links->socket_link = make_link(zone, prefix + ".socket-link", spec.pcie->socket_interconnect);
-  }
-
-  for (int a = 0; a < gpus; ++a)
-    for (int b = 0; b < gpus; ++b) {
-      if (a == b) continue;
-      std::vector<sg::LinkInRoute> route;
-      auto pair = links->nvlink.find({std::min(a, b), std::max(a, b)});
-      if (!links->nvswitch.empty()) {
-        route = {{links->nvswitch[a], Direction::UP}, {links->nvswitch[b], Direction::DOWN}};
-      } else if (pair != links->nvlink.end()) {
-        route = {{pair->second, a < b ? Direction::UP : Direction::DOWN}};
-      } else if (spec.pcie && switch_of_gpu(*spec.pcie, a) >= 0 && switch_of_gpu(*spec.pcie, b) >= 0) {
-        append_pcie_path(*spec.pcie, *links, a, b, route);
-      } else if (append_nvlink_relay_path(*links, gpus, a, b, route)) {
-        // no direct link and no PCIe tree: relayed through peers over NVLink
-      } else {
-        throw InputError(spec_.source, "node",
-                         "GPUs " + std::to_string(a) + " and " + std::to_string(b) +
-                             " have no path: no NVSwitch, no NVLink between them and no PCIe tree holding both");
+    sg::NetZone* zone = node_zones_[node];
+    auto links = std::make_shared<NodeLinks>();
+    node_links_[node] = links;
+    if (spec.nvswitch)
+      for (int g = 0; g < gpus; ++g)
+        links->nvswitch.push_back(make_link(zone, prefix + ".g" + std::to_string(g) + ".nvswitch", spec.nvswitch->per_gpu));
+    if (spec.nvlink)
+      for (const NvlinkConnection& c : spec.nvlink->connections) {
+        int low = std::min(c.gpu_a, c.gpu_b), high = std::max(c.gpu_a, c.gpu_b);
+        if (high >= gpus) continue;  // a partial node
+        links->nvlink[{low, high}] = make_link(
+            zone, prefix + ".nvlink" + std::to_string(low) + "-" + std::to_string(high), spec.nvlink->per_link, c.links);
       }
-      zone->add_route(hosts[a]->get_netpoint(), hosts[b]->get_netpoint(), nullptr, nullptr, route, false);
+    if (spec.pcie && !spec.nvswitch) {
+      for (int g = 0; g < gpus; ++g)
+        links->pcie_gpu.push_back(make_link(zone, prefix + ".g" + std::to_string(g) + ".pcie", spec.pcie->gpu_link));
+      for (size_t s = 0; s < spec.pcie->switches.size(); ++s)
+        links->pcie_switch_uplink.push_back(
+            make_link(zone, prefix + ".pcie-switch" + std::to_string(s), spec.pcie->switches[s].uplink));
+      if (spec.pcie->sockets > 1)
+        links->socket_link = make_link(zone, prefix + ".socket-link", spec.pcie->socket_interconnect);
     }
-  zone->seal();
+  }
+}
+
+void ClusterTopology::add_node_hosts() {
+  const NodeSpec& spec = spec_.node;
+  const int gpus = gpus_per_node_;
+  for (int node = 0; node < nodes_; ++node) {
+    sg::NetZone* zone = node_zones_[node];
+    const NodeLinks& links = *node_links_[node];
+    std::vector<sg::Host*> hosts;
+    for (int g = 0; g < gpus; ++g) {
+      hosts.push_back(zone->create_host(node_name(node) + ".g" + std::to_string(g), 1e9));
+      intra_hosts_[node * gpus_per_node_ + g] = hosts.back();
+    }
+    if (spec.nvswitch) {  // star zone: each GPU's way to the switch
+      for (int g = 0; g < gpus; ++g)
+        zone->add_route(hosts[g]->get_netpoint(), nullptr, nullptr, nullptr, {{links.nvswitch[g], Direction::UP}}, true);
+      continue;
+    }
+    for (int a = 0; a < gpus; ++a)
+      for (int b = 0; b < gpus; ++b) {
+        if (a == b) continue;
+        std::vector<sg::LinkInRoute> route;
+        auto pair = links.nvlink.find({std::min(a, b), std::max(a, b)});
+        if (pair != links.nvlink.end()) {
+          route = {{pair->second, a < b ? Direction::UP : Direction::DOWN}};
+        } else if (spec.pcie && switch_of_gpu(*spec.pcie, a) >= 0 && switch_of_gpu(*spec.pcie, b) >= 0) {
+          append_pcie_path(*spec.pcie, links, a, b, route);
+        } else if (append_nvlink_relay_path(links, gpus, a, b, route)) {
+          // no direct link and no PCIe tree: relayed through peers over NVLink
+        } else {
+          throw InputError(spec_.source, "node",
+                           "GPUs " + std::to_string(a) + " and " + std::to_string(b) +
+                               " have no path: no NVSwitch, no NVLink between them and no PCIe tree holding both");
+        }
+        zone->add_route(hosts[a]->get_netpoint(), hosts[b]->get_netpoint(), nullptr, nullptr, route, false);
+      }
+    zone->seal();
+  }
+  if (spec.nvswitch && !node_zones_.empty()) node_zones_.front()->seal();
 }
 
 void ClusterTopology::build_network(sg::NetZone* root) {

@@ -60,14 +60,15 @@ class ClusterTopology {
 
  private:
   ClusterTopology(PlatformSpec spec, int gpus);
-  void build_node(simgrid::s4u::NetZone* root, int node);
-  void build_nvswitch_nodes(simgrid::s4u::NetZone* root);
+  void create_node_links(simgrid::s4u::NetZone* root);
+  void add_node_hosts();
   void build_network(simgrid::s4u::NetZone* root);
 
   PlatformSpec spec_;
   int gpus_ = 0;
   int nodes_ = 0;
   int gpus_per_node_ = 0;
+  std::vector<simgrid::s4u::NetZone*> node_zones_;  // per node (NVSwitch nodes share one)
   std::vector<simgrid::s4u::Host*> intra_hosts_;
   std::vector<simgrid::s4u::Host*> network_hosts_;
   std::vector<std::shared_ptr<NodeLinks>> node_links_;
