@@ -9,6 +9,7 @@
 #include <ostream>
 #include <string>
 
+#include "sim/core/json_input.h"  // read_json_file, for callers that sniff a file's format
 #include "sim/timeline/timeline.h"
 
 namespace scalecast {
@@ -35,9 +36,5 @@ void write_timeline(const Timeline& timeline, const std::string& path);
 // Reads and validates a timeline file. Throws InputError naming the file: missing, unreadable,
 // invalid JSON (with line and column), or anything timeline_from_json rejects.
 Timeline read_timeline(const std::string& path);
-
-// Reads a JSON file, for callers that look at the "format" field before choosing a reader.
-// Throws InputError naming the file when it is missing, unreadable or not valid JSON.
-nlohmann::json read_json_file(const std::string& path);
 
 }  // namespace scalecast

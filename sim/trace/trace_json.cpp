@@ -18,6 +18,7 @@
 
 #include "sim/core/atomic_file.h"
 #include "sim/core/input_error.h"
+#include "sim/core/json_input.h"
 
 namespace scalecast {
 
@@ -31,168 +32,18 @@ namespace {
 
 constexpr const char* kManifestName = "manifest.json";
 
-std::string child_path(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
-}
-
-std::string index_path(const std::string& path, size_t index) { return path + "[" + std::to_string(index) + "]"; }
 
 // ---------------------------------------------------------------------------------------------
 // Reading JSON text
 // ---------------------------------------------------------------------------------------------
 
-std::string read_text_file(const std::string& path) {
-  std::error_code error;
-  if (!fs::exists(path, error)) throw InputError(path, "", "does not exist");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", std::string("cannot be read: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(path, "", "reading failed");
-  return text.str();
-}
-
-struct DuplicateKey {
-  std::string key;
-};
-
-// nlohmann's messages start with "[json.exception.parse_error.101] parse error at line L, column C: ";
-// we say where ourselves, with the byte offset too, and keep only what went wrong.
-std::string parse_error_detail(const std::string& message) {
-  const size_t column = message.find("column ");
-  const size_t colon = message.find(": ", column == std::string::npos ? 0 : column);
-  return colon == std::string::npos ? message : message.substr(colon + 2);
-}
-
-// Parses JSON text; a syntax error (including a truncated file) names the line, column and byte.
-// Duplicate keys are rejected rather than silently keeping the last one.
-json parse_json_text(const std::string& text, const std::string& source) {
-  std::vector<std::set<std::string>> keys_of_open_objects;
-  auto reject_duplicate_keys = [&](int, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) keys_of_open_objects.emplace_back();
-    if (event == json::parse_event_t::object_end) keys_of_open_objects.pop_back();
-    if (event == json::parse_event_t::key && !keys_of_open_objects.back().insert(parsed.get<std::string>()).second)
-      throw DuplicateKey{parsed.get<std::string>()};
-    return true;
-  };
-  try {
-    return json::parse(text, reject_duplicate_keys);
-  } catch (const json::parse_error& error) {
-    const size_t byte = std::min<size_t>(error.byte == 0 ? 0 : error.byte - 1, text.size());
-    size_t line = 1, line_start = 0;
-    for (size_t i = 0; i < byte; ++i)
-      if (text[i] == '\n') {
-        ++line;
-        line_start = i + 1;
-      }
-    throw InputError(source, "",
-                     "invalid JSON at line " + std::to_string(line) + ", column " + std::to_string(byte - line_start + 1) +
-                         " (byte offset " + std::to_string(byte) + "): " + parse_error_detail(error.what()));
-  } catch (const DuplicateKey& duplicate) {
-    throw InputError(source, "", "invalid JSON: key \"" + duplicate.key + "\" appears twice in one object");
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Reading the schema: typed access to JSON values, with the field path in every error
 // ---------------------------------------------------------------------------------------------
 
-std::string describe_value(const json& value) {
-  if (value.is_object()) return "an object";
-  if (value.is_array()) return "an array";
-  std::string text = value.dump();
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return std::string(value.type_name()) + " " + text;
-}
-
-void convert(const json& value, const std::string& source, const std::string& path, int& out) {
-  if (value.is_number_unsigned()) {
-    const auto number = value.get<std::uint64_t>();
-    if (number > static_cast<std::uint64_t>(INT_MAX)) throw InputError(source, path, "is too large");
-    out = static_cast<int>(number);
-  } else if (value.is_number_integer()) {
-    const auto number = value.get<std::int64_t>();
-    if (number < INT_MIN || number > INT_MAX) throw InputError(source, path, "is out of range");
-    out = static_cast<int>(number);
-  } else {
-    throw InputError(source, path, "must be an integer, got " + describe_value(value));
-  }
-}
-
-void convert(const json& value, const std::string& source, const std::string& path, double& out) {
-  if (!value.is_number()) throw InputError(source, path, "must be a number, got " + describe_value(value));
-  out = value.get<double>();
-}
-
-void convert(const json& value, const std::string& source, const std::string& path, std::string& out) {
-  if (!value.is_string()) throw InputError(source, path, "must be a string, got " + describe_value(value));
-  out = value.get<std::string>();
-}
-
-const json& as_array(const json& value, const std::string& source, const std::string& path) {
-  if (!value.is_array()) throw InputError(source, path, "must be an array, got " + describe_value(value));
-  return value;
-}
-
-// One JSON object being read: remembers which keys the reader asked for so that any other key
-// is reported as an unknown field (a typo such as "duraton_s" must not be silently ignored).
-class Fields {
- public:
-  Fields(const json& value, const std::string& source, std::string path, std::string what)
-      : value_(value), source_(source), path_(std::move(path)), what_(std::move(what)) {
-    if (!value.is_object())
-      throw InputError(source_, path_, "must be an object (" + what_ + "), got " + describe_value(value));
-  }
-
-  const std::string& source() const { return source_; }
-  std::string path(const std::string& key) const { return child_path(path_, key); }
-  void describe_as(std::string what) { what_ = std::move(what); }
-
-  const json* find(const std::string& key) {
-    known_.push_back(key);
-    auto found = value_.find(key);
-    return found == value_.end() ? nullptr : &*found;
-  }
-
-  const json& required(const std::string& key) {
-    const json* value = find(key);
-    if (!value) throw InputError(source_, path(key), "is missing (required in " + what_ + ")");
-    return *value;
-  }
-
-  // Reads an optional field into `out`, leaving it unchanged when absent.
-  template <class T>
-  bool read(const std::string& key, T& out) {
-    const json* value = find(key);
-    if (value) convert(*value, source_, path(key), out);
-    return value != nullptr;
-  }
-
-  template <class T>
-  void read_required(const std::string& key, T& out) {
-    convert(required(key), source_, path(key), out);
-  }
-
-  void reject_unknown() const {
-    for (auto it = value_.begin(); it != value_.end(); ++it) {
-      if (std::find(known_.begin(), known_.end(), it.key()) != known_.end()) continue;
-      std::string expected;
-      for (const std::string& key : known_) expected += (expected.empty() ? "" : ", ") + key;
-      throw InputError(source_, path(it.key()), "is not a field of " + what_ + " (expected: " + expected + ")");
-    }
-  }
-
- private:
-  const json& value_;
-  const std::string& source_;
-  std::string path_;
-  std::string what_;
-  std::vector<std::string> known_;
-};
-
 // The format name and version come first: a file of another kind or version should be told so,
 // not be reported for fields this reader does not know.
-void check_format(Fields& fields, const std::string& format_name) {
+void check_format(JsonFields& fields, const std::string& format_name) {
   std::string format;
   if (!fields.find("format"))
     throw InputError(fields.source(), "format",
@@ -211,17 +62,17 @@ void check_format(Fields& fields, const std::string& format_name) {
 TaskRef parse_dep(const json& value, const std::string& source, const std::string& path) {
   TaskRef dep;
   if (value.is_number()) {
-    convert(value, source, path, dep.task);
+    convert_json(value, source, path, dep.task);
     return dep;
   }
-  Fields fields(value, source, path, "a dependency: a task index or {\"rank_offset\": R, \"task\": T}");
+  JsonFields fields(value, source, path, "a dependency: a task index or {\"rank_offset\": R, \"task\": T}");
   fields.read("rank_offset", dep.rank_offset);
   fields.read_required("task", dep.task);
   fields.reject_unknown();
   return dep;
 }
 
-void parse_compute_fields(Fields& fields, Task& task) {
+void parse_compute_fields(JsonFields& fields, Task& task) {
   // No duration means "estimate it with the cost model", which the IR marks as a negative one.
   if (fields.read("duration_s", task.duration_s)) {
     if (task.duration_s < 0)
@@ -235,7 +86,7 @@ void parse_compute_fields(Fields& fields, Task& task) {
   fields.read("op_kind", task.op_kind);
 }
 
-void parse_collective_fields(Fields& fields, Task& task) {
+void parse_collective_fields(JsonFields& fields, Task& task) {
   std::string op;
   fields.read_required("op", op);
   if (!parse_collective_op(op, task.op))
@@ -247,14 +98,14 @@ void parse_collective_fields(Fields& fields, Task& task) {
   fields.read("root", task.root);
 }
 
-void parse_point_to_point_fields(Fields& fields, Task& task) {
+void parse_point_to_point_fields(JsonFields& fields, Task& task) {
   fields.read_required("peer_offset", task.peer_offset);
   fields.read_required("bytes", task.bytes);
   fields.read("tag", task.tag);
 }
 
 Task parse_task(const json& value, const std::string& source, const std::string& path) {
-  Fields fields(value, source, path, "a task");
+  JsonFields fields(value, source, path, "a task");
   Task task;
   std::string kind;
   fields.read_required("kind", kind);
@@ -266,8 +117,8 @@ Task parse_task(const json& value, const std::string& source, const std::string&
   fields.read("step", task.step);
   if (const json* deps = fields.find("deps")) {
     const std::string deps_path = fields.path("deps");
-    for (const json& dep : as_array(*deps, source, deps_path))
-      task.deps.push_back(parse_dep(dep, source, index_path(deps_path, task.deps.size())));
+    for (const json& dep : json_array(*deps, source, deps_path))
+      task.deps.push_back(parse_dep(dep, source, json_index_path(deps_path, task.deps.size())));
   }
   switch (task.kind) {
     case TaskKind::compute: parse_compute_fields(fields, task); break;
@@ -281,17 +132,17 @@ Task parse_task(const json& value, const std::string& source, const std::string&
 
 std::vector<Task> parse_tasks(const json& value, const std::string& source, const std::string& path) {
   std::vector<Task> tasks;
-  tasks.reserve(as_array(value, source, path).size());
-  for (const json& task : value) tasks.push_back(parse_task(task, source, index_path(path, tasks.size())));
+  tasks.reserve(json_array(value, source, path).size());
+  for (const json& task : value) tasks.push_back(parse_task(task, source, json_index_path(path, tasks.size())));
   return tasks;
 }
 
 std::vector<int> parse_int_array(const json& value, const std::string& source, const std::string& path) {
   std::vector<int> numbers;
-  numbers.reserve(as_array(value, source, path).size());
+  numbers.reserve(json_array(value, source, path).size());
   for (const json& item : value) {
     int number = 0;
-    convert(item, source, index_path(path, numbers.size()), number);
+    convert_json(item, source, json_index_path(path, numbers.size()), number);
     numbers.push_back(number);
   }
   return numbers;
@@ -299,7 +150,7 @@ std::vector<int> parse_int_array(const json& value, const std::string& source, c
 
 // {"id": 0, "name": "world", "ranks": [0, 1]} for one group, or "groups": [[0, 1], [2, 3]].
 Communicator parse_communicator(const json& value, const std::string& source, const std::string& path) {
-  Fields fields(value, source, path, "a communicator");
+  JsonFields fields(value, source, path, "a communicator");
   Communicator communicator;
   fields.read_required("id", communicator.id);
   fields.read("name", communicator.name);
@@ -313,27 +164,27 @@ Communicator parse_communicator(const json& value, const std::string& source, co
     communicator.groups.push_back(parse_int_array(*ranks, source, fields.path("ranks")));
   } else {
     const std::string groups_path = fields.path("groups");
-    for (const json& group : as_array(*groups, source, groups_path))
-      communicator.groups.push_back(parse_int_array(group, source, index_path(groups_path, communicator.groups.size())));
+    for (const json& group : json_array(*groups, source, groups_path))
+      communicator.groups.push_back(parse_int_array(group, source, json_index_path(groups_path, communicator.groups.size())));
   }
   fields.reject_unknown();
   return communicator;
 }
 
 // The fields a single file and a directory manifest share: origin, GPU, metadata, communicators.
-void parse_common_fields(Fields& fields, ExecutionGraph& graph) {
+void parse_common_fields(JsonFields& fields, ExecutionGraph& graph) {
   fields.read("origin", graph.origin);
   fields.read("traced_gpu", graph.traced_gpu);
   if (const json* metadata = fields.find("metadata")) {
-    Fields entries(*metadata, fields.source(), fields.path("metadata"), "metadata (string values)");
+    JsonFields entries(*metadata, fields.source(), fields.path("metadata"), "metadata (string values)");
     for (auto it = metadata->begin(); it != metadata->end(); ++it)
       entries.read(it.key(), graph.metadata[it.key()]);
   }
   if (const json* communicators = fields.find("communicators")) {
     const std::string path = fields.path("communicators");
-    for (const json& communicator : as_array(*communicators, fields.source(), path))
+    for (const json& communicator : json_array(*communicators, fields.source(), path))
       graph.communicators.push_back(
-          parse_communicator(communicator, fields.source(), index_path(path, graph.communicators.size())));
+          parse_communicator(communicator, fields.source(), json_index_path(path, graph.communicators.size())));
   }
 }
 
@@ -388,7 +239,7 @@ class ProgramTable {
 
 std::string checked_rank_file(const json& value, const std::string& source, const std::string& path) {
   std::string name;
-  convert(value, source, path, name);
+  convert_json(value, source, path, name);
   const fs::path file(name);
   bool escapes = file.empty() || file.is_absolute();
   for (const fs::path& part : file)
@@ -399,7 +250,7 @@ std::string checked_rank_file(const json& value, const std::string& source, cons
 
 RankProgram read_rank_file(const std::string& path, int rank) {
   const json document = parse_json_text(read_text_file(path), path);
-  Fields fields(document, path, "", "a rank file");
+  JsonFields fields(document, path, "", "a rank file");
   check_format(fields, kRankFileFormatName);
   int rank_in_file = -1;
   fields.read_required("rank", rank_in_file);
@@ -434,14 +285,14 @@ InputError relocate(const InputError& error, const std::vector<std::string>& pro
 }
 
 ExecutionGraph read_directory(const fs::path& directory, const json& manifest, const std::string& manifest_path) {
-  Fields fields(manifest, manifest_path, "", "a trace manifest");
+  JsonFields fields(manifest, manifest_path, "", "a trace manifest");
   check_format(fields, kTraceFormatName);
   ExecutionGraph graph;
   parse_common_fields(fields, graph);
   int world_size = 0;
   fields.read_required("world_size", world_size);
   if (world_size < 1) throw InputError(manifest_path, "world_size", "is " + std::to_string(world_size) + "; expected >= 1");
-  const json& rank_files = as_array(fields.required("rank_files"), manifest_path, "rank_files");
+  const json& rank_files = json_array(fields.required("rank_files"), manifest_path, "rank_files");
   if (static_cast<int>(rank_files.size()) != world_size)
     throw InputError(manifest_path, "rank_files",
                      "lists " + std::to_string(rank_files.size()) + " files, but world_size is " +
@@ -451,7 +302,7 @@ ExecutionGraph read_directory(const fs::path& directory, const json& manifest, c
   ProgramTable table(graph.programs);
   std::vector<std::string> program_files;  // program -> file of the first rank running it
   for (int rank = 0; rank < world_size; ++rank) {
-    const std::string name = checked_rank_file(rank_files[rank], manifest_path, index_path("rank_files", rank));
+    const std::string name = checked_rank_file(rank_files[rank], manifest_path, json_index_path("rank_files", rank));
     const std::string path = (directory / name).string();
     const int program = table.add(read_rank_file(path, rank));
     if (program == static_cast<int>(program_files.size())) program_files.push_back(path);
@@ -710,16 +561,16 @@ bool is_manifest(const json& document) { return document.is_object() && document
 nlohmann::json to_json(const ExecutionGraph& graph) { return graph_json<json>(graph); }
 
 ExecutionGraph from_json(const nlohmann::json& document, const std::string& source) {
-  Fields fields(document, source, "", "a scalecast trace");
+  JsonFields fields(document, source, "", "a scalecast trace");
   check_format(fields, kTraceFormatName);
   if (is_manifest(document))
     throw InputError(source, "rank_files", "this is the manifest of a trace directory; read the directory instead");
   ExecutionGraph graph;
   parse_common_fields(fields, graph);
   const std::string programs_path = "programs";
-  for (const json& program : as_array(fields.required("programs"), source, programs_path)) {
-    const std::string path = index_path(programs_path, graph.programs.size());
-    Fields program_fields(program, source, path, "a program");
+  for (const json& program : json_array(fields.required("programs"), source, programs_path)) {
+    const std::string path = json_index_path(programs_path, graph.programs.size());
+    JsonFields program_fields(program, source, path, "a program");
     graph.programs.push_back(RankProgram{parse_tasks(program_fields.required("tasks"), source, path + ".tasks")});
     program_fields.reject_unknown();
   }
