@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "tests/support/cli_runner.h"
+#include "tests/support/scratch_folder.h"
 
 namespace scalecast {
 namespace {
@@ -34,9 +35,13 @@ node:
     connections: [[0, 1]]
 )";
 
-class BadInput : public ::testing::Test {
+class BadInput : public testing::ScratchFolder {
  protected:
-  std::string dir = testing::temp_dir("bad-input");
+  void SetUp() override {
+    ScratchFolder::SetUp();
+    dir = folder_.string();
+  }
+  std::string dir;
 };
 
 TEST_F(BadInput, MissingPlatformFile) {

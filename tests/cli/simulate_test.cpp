@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/cli_runner.h"
+#include "tests/support/scratch_folder.h"
 
 namespace scalecast {
 namespace {
@@ -45,8 +46,10 @@ TEST(Simulate, ExposedCommunicationGrowsWithScale) {
   }
 }
 
-TEST(Simulate, SameInputsGiveIdenticalOutputs) {
-  const std::string dir = testing::temp_dir("determinism");
+class SimulateFiles : public testing::ScratchFolder {};
+
+TEST_F(SimulateFiles, SameInputsGiveIdenticalOutputs) {
+  const std::string dir = folder_.string();
   auto first = run_scalecast("simulate --json --platform dgx1-v100 --workload resnet50 --gpus 32 --timeline " + dir + "/a.json");
   auto second = run_scalecast("simulate --json --platform dgx1-v100 --workload resnet50 --gpus 32 --timeline " + dir + "/b.json");
   ASSERT_EQ(first.exit_code, 0) << first.err;

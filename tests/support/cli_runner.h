@@ -26,13 +26,6 @@ inline std::string read_text(const std::string& path) {
   return buffer.str();
 }
 
-inline std::string temp_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("scalecast-test-" + name + "-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
-
 // `arguments` is appended to the binary's path as shell text.
 inline CommandResult run_scalecast(const std::string& arguments) {
   static int counter = 0;

@@ -14,6 +14,7 @@
 
 #include "sim/timeline/timeline.h"
 #include "tests/support/cli_runner.h"
+#include "tests/support/scratch_folder.h"
 
 namespace scalecast::timeline_testing {
 
@@ -39,30 +40,6 @@ inline TimelineEvent event(EventCategory category, int stream, double start_s, d
 using scalecast::testing::read_text;
 using scalecast::testing::CommandResult;
 
-// A fresh folder per test (ctest runs tests in parallel processes), removed afterwards.
-class ScratchFolder : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    folder_ = fs::temp_directory_path() /
-              ("scalecast-timeline-" + std::string(info->name()) + "-" + std::to_string(::getpid()));
-    fs::remove_all(folder_);
-    fs::create_directories(folder_);
-  }
-  void TearDown() override { fs::remove_all(folder_); }
-
-  std::string path(const std::string& name) const { return (folder_ / name).string(); }
-  std::string write_text(const std::string& name, const std::string& text) const {
-    std::ofstream(path(name), std::ios::binary) << text;
-    return path(name);
-  }
-  size_t entries() const {
-    size_t n = 0;
-    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(folder_)) ++n;
-    return n;
-  }
-
-  fs::path folder_;
-};
+using ScratchFolder = scalecast::testing::ScratchFolder;
 
 }  // namespace scalecast::timeline_testing

@@ -1,4 +1,6 @@
 #include "sim/trace/trace_json.h"
+#include "tests/support/cli_runner.h"
+#include "tests/support/scratch_folder.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -17,41 +19,9 @@ namespace fs = std::filesystem;
 
 const std::string kSampleTrace = std::string(SCALECAST_SOURCE_DIR) + "/traces/sample-2rank-dp.json";
 
-// A fresh folder per test (ctest runs tests in parallel processes), removed afterwards.
-class TraceFiles : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    folder_ = fs::temp_directory_path() /
-              ("scalecast-trace-" + std::string(info->name()) + "-" + std::to_string(::getpid()));
-    fs::remove_all(folder_);
-    fs::create_directories(folder_);
-  }
-  void TearDown() override { fs::remove_all(folder_); }
+class TraceFiles : public testing::ScratchFolder {};
 
-  std::string path(const std::string& name) const { return (folder_ / name).string(); }
-
-  std::string write_text(const std::string& name, const std::string& text) const {
-    std::ofstream(path(name), std::ios::binary) << text;
-    return path(name);
-  }
-
-  std::vector<std::string> folder_entries() const {
-    std::vector<std::string> names;
-    for (const auto& entry : fs::directory_iterator(folder_)) names.push_back(entry.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
-  fs::path folder_;
-};
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing::read_text;
 
 Task compute(const std::string& name, double duration_s, std::vector<TaskRef> deps = {}) {
   Task task;
