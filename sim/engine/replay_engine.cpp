@@ -8,7 +8,6 @@
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 
-#include <chrono>
 #include <cmath>
 #include <deque>
 #include <map>
@@ -45,6 +44,7 @@ struct ClassState {
   bool blocked = false;  // waiting with nothing of its own running
   bool finished = false;
   std::vector<double> start_s, end_s;
+  std::vector<bool> done;
   std::map<int, int> collectives_issued;  // communicator -> count
 };
 
@@ -89,6 +89,7 @@ class Replay {
   RankClasses classes_;
   std::vector<ClassState> state_;
   std::vector<std::vector<std::vector<int>>> dependents_;  // program -> task -> same-rank dependents
+  std::vector<std::vector<int>> initial_pending_;          // program -> task -> what it waits for
   std::map<std::pair<int, int>, std::vector<std::pair<int, int>>> remote_subscribers_;  // (class, task) -> (class, task)
   std::map<std::tuple<int, int, int>, PendingInstance> pending_collectives_;  // (communicator, component, sequence)
   std::map<std::tuple<int, int, int, int>, std::vector<std::pair<int, int>>> pending_p2p_;  // (src, dst, tag, seq)
@@ -255,6 +256,7 @@ void Replay::arrive_point_to_point(int k, int task_index) {
                                                                             : spec_.collectives.inter_step_latency_s;
   plan.phases.push_back(phase);
   CollectiveRecord record;
+  record.point_to_point = true;
   record.bytes = task.bytes;
   record.ranks = 2;
   auto waiters = std::move(arrivals);
@@ -280,6 +282,7 @@ void Replay::launch(int k, int task_index, RunningQueue& running) {
 void Replay::complete(int k, int task_index, std::vector<int>& pending, std::vector<int>& ready) {
   ClassState& s = state_[k];
   s.end_s[task_index] = sg::Engine::get_clock();
+  s.done[task_index] = true;
   for (int next : dependents_[classes_.program[k]][task_index])
     if (--pending[next] == 0) ready.push_back(next);
   auto subscribers = remote_subscribers_.find({k, task_index});
@@ -290,14 +293,7 @@ void Replay::complete(int k, int task_index, std::vector<int>& pending, std::vec
 void Replay::run_class(int k) {
   ClassState& s = state_[k];
   const auto& tasks = s.program->tasks;
-  std::vector<int> pending(tasks.size(), 0);
-  std::map<int, int> last_on_stream;
-  for (size_t t = 0; t < tasks.size(); ++t) {
-    auto previous = last_on_stream.find(tasks[t].stream);
-    if (previous != last_on_stream.end()) ++pending[t];
-    last_on_stream[tasks[t].stream] = static_cast<int>(t);
-    pending[t] += static_cast<int>(tasks[t].deps.size());
-  }
+  std::vector<int> pending = initial_pending_[classes_.program[k]];
   std::vector<int> ready;
   for (size_t t = 0; t < tasks.size(); ++t)
     if (pending[t] == 0) ready.push_back(static_cast<int>(t));
@@ -348,23 +344,28 @@ void Replay::run_class(int k) {
 
 ReplayResult Replay::run() {
   auto& engine = start_simgrid();
-  auto build_start = std::chrono::steady_clock::now();
   topology_ = ClusterTopology::build(spec_, graph_.world_size());
-  result_.platform_build_wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - build_start).count();
   layout_ = ClusterLayout{&spec_, topology_->gpus_per_node()};
   classes_ = build_rank_classes(graph_, options_.per_rank);
   result_.rank_classes = static_cast<int>(classes_.ranks.size());
 
+  // A task waits for the previous task of its stream and for each of its dependencies; the
+  // same-rank ones are counted down through dependents_, the others through notices.
   dependents_.resize(graph_.programs.size());
+  initial_pending_.resize(graph_.programs.size());
   for (size_t p = 0; p < graph_.programs.size(); ++p) {
     const auto& tasks = graph_.programs[p].tasks;
     dependents_[p].resize(tasks.size());
+    initial_pending_[p].assign(tasks.size(), 0);
     std::map<int, int> last_on_stream;
     for (size_t t = 0; t < tasks.size(); ++t) {
       auto previous = last_on_stream.find(tasks[t].stream);
-      if (previous != last_on_stream.end()) dependents_[p][previous->second].push_back(static_cast<int>(t));
+      if (previous != last_on_stream.end()) {
+        dependents_[p][previous->second].push_back(static_cast<int>(t));
+        ++initial_pending_[p][t];
+      }
       last_on_stream[tasks[t].stream] = static_cast<int>(t);
+      initial_pending_[p][t] += static_cast<int>(tasks[t].deps.size());
       for (const TaskRef& dep : tasks[t].deps)
         if (dep.rank_offset == 0) dependents_[p][dep.task].push_back(static_cast<int>(t));
     }
@@ -378,6 +379,7 @@ ReplayResult Replay::run() {
     s.wake = sg::ConditionVariable::create();
     s.start_s.assign(s.program->tasks.size(), 0);
     s.end_s.assign(s.program->tasks.size(), 0);
+    s.done.assign(s.program->tasks.size(), false);
   }
   // Dependencies on other ranks' tasks: the other rank's class tells this one when done.
   for (size_t k = 0; k < state_.size(); ++k) {
@@ -398,7 +400,7 @@ ReplayResult Replay::run() {
   if (deadlocked_) {
     for (size_t k = 0; k < state_.size(); ++k)
       for (size_t t = 0; t < state_[k].program->tasks.size(); ++t)
-        if (state_[k].end_s[t] == 0 && state_[k].start_s[t] >= 0) {
+        if (!state_[k].done[t]) {
           const Task& task = state_[k].program->tasks[t];
           throw std::runtime_error("replay deadlocked: rank " + std::to_string(classes_.ranks[k].front()) +
                                    " never finished task " + std::to_string(t) + " ('" + task.name +

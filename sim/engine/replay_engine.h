@@ -26,6 +26,7 @@ struct ReplayOptions {
 };
 
 struct CollectiveRecord {
+  bool point_to_point = false;  // a send/recv pair rather than a collective
   CollectiveOp op = CollectiveOp::allreduce;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
   double bytes = 0;  // per-rank buffer
@@ -41,7 +42,6 @@ struct ReplayResult {
   std::vector<CollectiveRecord> collectives;
   long flows = 0;
   int rank_classes = 0;
-  double platform_build_wall_s = 0;
 };
 
 // Runs SimGrid in this process (once per process: the engine is a singleton).

@@ -23,24 +23,6 @@ bool parse_event_category(const std::string& text, EventCategory& category) {
   return false;
 }
 
-bool Timeline::operator==(const Timeline& other) const {
-  if (platform != other.platform || world_size != other.world_size || classes.size() != other.classes.size())
-    return false;
-  for (size_t i = 0; i < classes.size(); ++i) {
-    const auto& a = classes[i];
-    const auto& b = other.classes[i];
-    if (a.ranks != b.ranks || a.events.size() != b.events.size()) return false;
-    for (size_t e = 0; e < a.events.size(); ++e) {
-      const auto& x = a.events[e];
-      const auto& y = b.events[e];
-      if (x.stream != y.stream || x.step != y.step || x.category != y.category || x.name != y.name ||
-          x.start_s != y.start_s || x.end_s != y.end_s || x.bytes != y.bytes)
-        return false;
-    }
-  }
-  return true;
-}
-
 namespace {
 
 using Interval = std::pair<double, double>;

@@ -20,18 +20,20 @@ struct TimelineEvent {
   double start_s = 0;
   double end_s = 0;
   double bytes = 0;
+  bool operator==(const TimelineEvent&) const = default;
 };
 
 struct RankClassTimeline {
   std::vector<int> ranks;  // ranks that share these events
   std::vector<TimelineEvent> events;  // in order of start time, then stream
+  bool operator==(const RankClassTimeline&) const = default;
 };
 
 struct Timeline {
   std::string platform;
   int world_size = 0;
   std::vector<RankClassTimeline> classes;
-  bool operator==(const Timeline& other) const;
+  bool operator==(const Timeline&) const = default;
 };
 
 // Durations over an interval of the timeline, for one rank class: compute is the time at

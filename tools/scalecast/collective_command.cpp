@@ -12,6 +12,7 @@
 #include "sim/engine/replay_engine.h"
 #include "sim/platform/cluster_topology.h"
 #include "sim/platform/platform_yaml.h"
+#include "sim/timeline/timeline_json.h"
 #include "sim/workload/collective_workload.h"
 #include "tools/scalecast/cli_options.h"
 #include "tools/scalecast/replay_summary.h"
@@ -53,7 +54,7 @@ int run_collective(const std::vector<std::string>& args) {
   const auto wall_start = std::chrono::steady_clock::now();
   ReplayResult result = replay(graph, platform, replay_options);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  if (values.count("timeline")) write_timeline_file(result.timeline, values["timeline"].as<std::string>());
+  if (values.count("timeline")) write_timeline(result.timeline, values["timeline"].as<std::string>());
 
   nlohmann::ordered_json out;
   out["platform"] = platform.name;

@@ -5,7 +5,6 @@
 #include <map>
 
 #include "sim/core/input_error.h"
-#include "sim/timeline/timeline_json.h"
 
 namespace scalecast::cli {
 
@@ -41,7 +40,7 @@ StepSummary summarize_steps(const ReplayResult& result) {
 nlohmann::ordered_json algorithm_counts(const ReplayResult& result) {
   std::map<std::string, int> counts;
   for (const auto& c : result.collectives)
-    if (c.ranks > 2 || c.flows > 1) ++counts[to_string(c.algorithm)];
+    if (!c.point_to_point) ++counts[to_string(c.algorithm)];
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   for (const auto& [name, count] : counts) out[name] = count;
   return out;
@@ -56,7 +55,5 @@ void check_output_path(const std::string& path, const std::string& option) {
     throw InputError(path, option, "cannot be written: folder '" + parent.string() + "' does not exist");
   if (fs::is_directory(path, error)) throw InputError(path, option, "is a directory, expected a file path");
 }
-
-void write_timeline_file(const Timeline& timeline, const std::string& path) { write_timeline(timeline, path); }
 
 }  // namespace scalecast::cli

@@ -24,6 +24,5 @@ nlohmann::ordered_json algorithm_counts(const ReplayResult& result);
 
 // Fails early (exit 2, nothing simulated) when an output cannot be written to that folder.
 void check_output_path(const std::string& path, const std::string& option);
-void write_timeline_file(const Timeline& timeline, const std::string& path);
 
 }  // namespace scalecast::cli

@@ -10,6 +10,7 @@
 #include "sim/engine/replay_engine.h"
 #include "sim/platform/cluster_topology.h"
 #include "sim/platform/platform_yaml.h"
+#include "sim/timeline/timeline_json.h"
 #include "sim/strategy/data_parallel.h"
 #include "sim/trace/trace_json.h"
 #include "sim/workload/builtin_workload.h"
@@ -85,7 +86,7 @@ int run_simulate(const std::vector<std::string>& args) {
   ReplayResult result = replay(graph, platform, replay_options);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
-  if (values.count("timeline")) write_timeline_file(result.timeline, values["timeline"].as<std::string>());
+  if (values.count("timeline")) write_timeline(result.timeline, values["timeline"].as<std::string>());
   StepSummary step = summarize_steps(result);
   nlohmann::ordered_json out;
   out["platform"] = platform.name;
