@@ -12,6 +12,10 @@ packages=(
   libbenchmark-dev         # the benchmark command
   librsvg2-bin             # rsvg-convert: render SVG plots to PNG for a look
   python3                  # tools/run-main.sh formats its table
+  coinor-libcbc-dev        # COIN-OR CBC: the placement integer program
+  libopenmpi-dev openmpi-bin  # sweep points spread over MPI ranks (optional at build time)
+  libsimdjson-dev          # streaming (on-demand) parse of large Kineto traces
+  zlib1g-dev               # gzip-compressed Kineto traces
 )
 missing=()
 for p in "${packages[@]}"; do
