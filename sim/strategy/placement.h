@@ -34,6 +34,9 @@ struct PlacementProblem {
 
 struct Placement {
   std::vector<int> gpu_of_group;
+  // Per GPU, its tasks in the order the schedule runs them: the simulator replays this order
+  // on the GPU's compute stream, so the simulated step matches the placement's schedule.
+  std::vector<std::vector<int>> task_order;
   double step_time_s = 0;       // the schedule's makespan, transfers included
   std::string method;           // "heft", "cbc", "single-gpu"
   bool proven_optimal = false;
@@ -44,8 +47,10 @@ struct PlacementOptions {
   int max_solver_tasks = 400;   // larger graphs are placed by the list scheduler alone
 };
 
-// Makespan of a given assignment under the list schedule the simulator will reproduce.
-double schedule_makespan_s(const PlacementProblem& problem, const std::vector<int>& gpu_of_group);
+// The list schedule of a given assignment (each GPU runs one task at a time; a task starts
+// when its GPU is free and its inputs have arrived; transfers run beside compute): fills
+// task_order and step_time_s.
+Placement schedule(const PlacementProblem& problem, const std::vector<int>& gpu_of_group);
 
 Placement place_heft(const PlacementProblem& problem);
 // Throws InputError when no assignment fits the GPUs' memory.
