@@ -34,3 +34,12 @@ if(SCALECAST_BUILD_BENCHMARKS)
   find_package(benchmark QUIET)
   scalecast_require(benchmark_FOUND "Google Benchmark" "libbenchmark-dev")
 endif()
+
+# Open MPI is optional: with it, `mpirun -np K scalecast sweep` spreads a sweep's points over
+# K ranks; without it the sweep runs its points in local processes only.
+find_package(MPI QUIET COMPONENTS C)
+if(MPI_C_FOUND)
+  message(STATUS "MPI found: sweep can be spread with mpirun")
+else()
+  message(STATUS "MPI not found (apt install libopenmpi-dev openmpi-bin): sweep runs on this machine only")
+endif()

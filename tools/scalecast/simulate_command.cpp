@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "sim/core/input_error.h"
 #include "sim/core/quantity_parse.h"
@@ -13,68 +14,51 @@
 #include "sim/timeline/timeline_json.h"
 #include "sim/strategy/data_parallel.h"
 #include "sim/trace/trace_json.h"
-#include "sim/workload/builtin_workload.h"
+#include "sim/strategy/hybrid_parallel.h"
+#include "sim/workload/time_to_train.h"
 #include "tools/scalecast/cli_options.h"
+#include "tools/scalecast/placement_report.h"
 #include "tools/scalecast/replay_summary.h"
+#include "tools/scalecast/workload_options.h"
 
 namespace scalecast::cli {
-
-namespace {
-
-int parse_strategy(const std::string& text) {
-  if (text == "dp") return 1;
-  if (text.rfind("hybrid:", 0) == 0) {
-    auto m = parse_int_list(text.substr(7));
-    if (!m || m->size() != 1) throw InputError("command line", "--strategy", "expected dp or hybrid:M, got '" + text + "'");
-    if ((*m)[0] == 1) return 1;
-    throw InputError("command line", "--strategy",
-                     "hybrid:" + std::to_string((*m)[0]) +
-                         " needs operator placement, which needs a workload's dataflow graph (not available yet); use dp");
-  }
-  throw InputError("command line", "--strategy", "expected dp or hybrid:M, got '" + text + "'");
-}
-
-}  // namespace
 
 int run_simulate(const std::vector<std::string>& args) {
   po::options_description options("simulate options");
   options.add_options()
       ("platform", po::value<std::string>()->required(), "platform YAML file or preset name (platforms/)")
       ("trace", po::value<std::string>(), "trace file or directory to replay")
-      ("workload", po::value<std::string>(), "built-in workload to generate (resnet50)")
+      ("workload", po::value<std::string>(), "workload YAML file or preset name (workloads/)")
       ("gpus", po::value<int>(), "GPUs to simulate (default: the trace's ranks, or 8)")
-      ("strategy", po::value<std::string>()->default_value("dp"), "dp (hybrid:M comes with workload graphs)")
-      ("batch", po::value<int>()->default_value(64), "per-GPU batch of a built-in workload")
-      ("bucket", po::value<std::string>()->default_value("25MiB"), "gradient bucket size of a built-in workload")
-      ("zero-gradients", po::bool_switch(), "make a built-in workload's gradients 0 bytes (isolates DP's communication)")
+      ("strategy", po::value<std::string>()->default_value("dp"), "dp, or hybrid:M (workers of M GPUs splitting the model; --workload only)")
       ("per-rank", po::bool_switch(), "simulate every rank separately (no rank classes; for validation)")
       ("timeline", po::value<std::string>(), "write the simulated timeline (JSON) to this file")
       ("json", po::bool_switch(), "print one JSON object");
+  add_workload_options(options);
   add_collective_options(options);
   po::variables_map values;
   if (!parse_options("simulate", "--platform P (--trace T | --workload W) [options]", args, options, values)) return 0;
   if (values.count("trace") == values.count("workload"))
     throw InputError("command line", "--trace/--workload", "give exactly one of --trace or --workload");
-  parse_strategy(values["strategy"].as<std::string>());
+  const int gpus_per_worker = parse_strategy(values["strategy"].as<std::string>(), "--strategy");
+  if (values.count("trace") && gpus_per_worker > 1)
+    throw InputError("command line", "--strategy",
+                     "hybrid:M places a model's dataflow graph, which a trace does not have; use --workload, or dp");
 
   ReplayOptions replay_options = collective_options(values);
   replay_options.per_rank = values["per-rank"].as<bool>();
 
   const PlatformSpec platform = load_platform(values["platform"].as<std::string>());
+  const std::string source = values.count("trace") ? values["trace"].as<std::string>() : values["workload"].as<std::string>();
   ExecutionGraph graph;
-  std::string source;
+  std::optional<ModelGraph> model;
+  std::optional<WorkerPlan> plan;
+  HybridOptions hybrid;
   if (values.count("trace")) {
-    source = values["trace"].as<std::string>();
     graph = read_trace(source);
   } else {
-    source = values["workload"].as<std::string>();
-    BuiltinWorkloadOptions workload;
-    workload.batch_per_gpu = values["batch"].as<int>();
-    auto bucket = parse_bytes(values["bucket"].as<std::string>());
-    if (!bucket || *bucket <= 0) throw InputError("command line", "--bucket", "expected a size such as 25MiB");
-    workload.bucket_bytes = *bucket;
-    if (values["zero-gradients"].as<bool>()) workload.gradient_bytes_scale = 0;
-    graph = builtin_workload(source, workload);
+    model = load_workload(values);
+    hybrid = hybrid_options(values, gpus_per_worker);
   }
   const int gpus = values.count("gpus") ? values["gpus"].as<int>() : (values.count("trace") ? graph.world_size() : 8);
   if (gpus < 1) throw InputError("command line", "--gpus", "must be at least 1");
@@ -82,7 +66,13 @@ int run_simulate(const std::vector<std::string>& args) {
   if (values.count("timeline")) check_output_path(values["timeline"].as<std::string>(), "--timeline");
 
   const auto wall_start = std::chrono::steady_clock::now();
-  graph = extrapolate_data_parallel(graph, gpus);
+  if (model) {
+    plan = plan_worker(*model, platform, replay_options.compute, hybrid);
+    graph = lower_hybrid(*model, *plan, gpus, hybrid);
+  } else {
+    graph = extrapolate_data_parallel(graph, gpus);
+  }
+  const double placement_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   ReplayResult result = replay(graph, platform, replay_options);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
@@ -103,6 +93,14 @@ int run_simulate(const std::vector<std::string>& args) {
   out["algorithms"] = algorithm_counts(result);
   out["flows"] = result.flows;
   out["rank_classes"] = result.rank_classes;
+  if (model) {
+    const TrainingTime training = time_to_train(*model, gpus / gpus_per_worker, step.step_time_s);
+    out["global_batch"] = training.global_batch;
+    out["epochs"] = training.epochs;
+    out["time_to_train_s"] = training.time_to_train_s;
+    out["placement"] = placement_json(*model, *plan);
+  }
+  out["placement_wall_s"] = placement_wall_s;
   out["sim_wall_s"] = wall_s;
   if (values["json"].as<bool>()) {
     std::cout << out.dump(2) << "\n";
@@ -117,6 +115,12 @@ int run_simulate(const std::vector<std::string>& args) {
   std::printf("  idle                 %s\n", format_seconds(step.idle_s).c_str());
   std::printf("  collectives          %zu (%s), %ld flows, %d rank classes\n", result.collectives.size(),
               out["algorithms"].dump().c_str(), result.flows, result.rank_classes);
+  if (model) {
+    std::printf("  placement            %s\n", placement_line(*plan).c_str());
+    std::printf("  time to train        %s  (global batch %.0f, %.1f epochs)\n",
+                format_seconds(out["time_to_train_s"].get<double>()).c_str(), out["global_batch"].get<double>(),
+                out["epochs"].get<double>());
+  }
   std::printf("  simulated in         %.2f s wall\n", wall_s);
   return 0;
 }

@@ -1,0 +1,268 @@
+#include "sim/strategy/hybrid_parallel.h"
+
+#include <algorithm>
+#include <map>
+
+#include "sim/core/input_error.h"
+#include "sim/strategy/worker_links.h"
+
+namespace scalecast {
+
+namespace {
+
+// What one operator pins on its GPU: weights with their gradients and optimizer state, and
+// the activations the backward pass needs, stashed from the forward pass.
+double operator_memory_bytes(const ModelGraph& model, const Operator& op) {
+  return op.parameter_bytes * model.state_bytes_per_parameter_byte + op.activation_bytes_per_sample * model.batch_per_gpu;
+}
+
+Task priced_task(const StepTask& step_task) {
+  Task task;
+  task.kind = TaskKind::compute;
+  task.name = step_task.name;
+  task.op_kind = step_task.kind;
+  task.duration_s = -1;  // priced by the cost model on the simulated GPU
+  task.flops = step_task.flops;
+  task.memory_bytes = step_task.memory_bytes;
+  task.stream = 0;
+  task.step = 0;
+  return task;
+}
+
+void check_worker_size(const PlatformSpec& platform, int gpus_per_worker) {
+  const int per_node = platform.node.gpus;
+  if (gpus_per_worker < 1 || gpus_per_worker > per_node || per_node % gpus_per_worker != 0)
+    throw InputError("command line", "--strategy",
+                     "hybrid:" + std::to_string(gpus_per_worker) + " needs M to divide the " + std::to_string(per_node) +
+                         " GPUs of a " + platform.name + " node (" + platform.source + ": node.gpus), so that no worker spans two nodes");
+}
+
+// Streams of a rank's program: compute first, then the gradients' allreduces, then one stream
+// per peer and direction for activations, so that transfers to one peer keep their order
+// while those to different peers overlap.
+constexpr int kComputeStream = 0;
+constexpr int kGradientStream = 1;
+int send_stream(int peer) { return 2 + peer; }
+int recv_stream(int gpus_per_worker, int peer) { return 2 + gpus_per_worker + peer; }
+
+// An activation (or its gradient) that leaves GPU `from` for GPU `to` after task `producer`.
+struct Transfer {
+  int producer = 0;
+  int from = 0;
+  int to = 0;
+  double bytes = 0;
+  std::vector<int> consumers;
+};
+
+}  // namespace
+
+int parse_strategy(const std::string& text, const std::string& option) {
+  if (text == "dp") return 1;
+  if (text.rfind("hybrid:", 0) == 0) {
+    const std::string digits = text.substr(7);
+    if (!digits.empty() && digits.size() < 6 && std::all_of(digits.begin(), digits.end(), ::isdigit)) {
+      const int m = std::stoi(digits);
+      if (m >= 1) return m;
+    }
+  }
+  throw InputError("command line", option, "expected dp or hybrid:M with M >= 1, got '" + text + "'");
+}
+
+std::string strategy_name(int gpus_per_worker) {
+  return gpus_per_worker == 1 ? "dp" : "hybrid:" + std::to_string(gpus_per_worker);
+}
+
+WorkerPlan plan_worker(const ModelGraph& model, const PlatformSpec& platform, const ComputeCostModel& cost,
+                       const HybridOptions& options) {
+  check_worker_size(platform, options.gpus_per_worker);
+  WorkerPlan plan;
+  plan.gpus_per_worker = options.gpus_per_worker;
+  plan.step = training_graph(model, model.batch_per_gpu);
+
+  ComputeCostModel model_cost = cost;
+  model_cost.precision = model.precision;
+  PlacementProblem& problem = plan.problem;
+  for (const StepTask& step_task : plan.step.tasks) {
+    plan.compute_tasks.push_back(priced_task(step_task));
+    problem.tasks.push_back({step_task.name, step_task.op, compute_duration_s(plan.compute_tasks.back(), platform.node.gpu, model_cost)});
+  }
+  for (const StepEdge& edge : plan.step.edges) problem.edges.push_back({edge.from, edge.to, edge.bytes});
+  for (const Operator& op : model.operators) problem.group_memory_bytes.push_back(operator_memory_bytes(model, op));
+  problem.gpus = options.gpus_per_worker;
+  problem.gpu_memory_bytes = platform.node.gpu.memory_bytes;
+  set_worker_links(problem, platform, 0);
+
+  const std::vector<int> one_gpu(model.operators.size(), 0);
+  PlacementProblem single = problem;
+  single.gpus = 1;
+  set_worker_links(single, platform, 0);
+  plan.single_gpu_step_s = schedule(single, one_gpu).step_time_s;
+  if (options.gpus_per_worker == 1) {
+    double total_bytes = 0;
+    for (double bytes : problem.group_memory_bytes) total_bytes += bytes;
+    if (problem.gpu_memory_bytes > 0 && total_bytes > problem.gpu_memory_bytes)
+      throw InputError(model.source, "operators",
+                       "the model needs " + std::to_string(total_bytes / (1 << 30)) + " GiB per GPU (weights, gradients, optimizer "
+                       "state and stashed activations at batch " + std::to_string(model.batch_per_gpu) + ") but a " +
+                           platform.node.gpu.model + " holds " + std::to_string(problem.gpu_memory_bytes / (1 << 30)) +
+                           " GiB; use hybrid:M to split it");
+    plan.placement = schedule(single, one_gpu);
+    plan.placement.method = "single-gpu";
+    plan.placement.proven_optimal = true;
+  } else {
+    plan.placement = place_best(problem, options.placement, model.source);
+  }
+  return plan;
+}
+
+ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int gpus, const HybridOptions& options) {
+  const int m = plan.gpus_per_worker;
+  if (gpus < m || gpus % m != 0)
+    throw InputError("command line", "--gpus",
+                     std::to_string(gpus) + " GPUs cannot be split into workers of " + std::to_string(m) + " GPUs");
+  const int workers = gpus / m;
+  const Placement& placement = plan.placement;
+  const auto slot_of_task = [&](int t) { return placement.gpu_of_group[plan.step.tasks[t].op]; };
+
+  ExecutionGraph graph;
+  graph.origin = "generated";
+  graph.metadata["workload"] = model.name;
+  graph.metadata["strategy"] = strategy_name(m);
+  graph.metadata["batch_per_worker"] = std::to_string(model.batch_per_gpu);
+  graph.programs.resize(m);
+  for (int r = 0; r < gpus; ++r) graph.program_of_rank.push_back(r % m);
+
+  // Compute tasks, in the order the placement's schedule runs them on each GPU.
+  std::vector<int> index_in_program(plan.step.tasks.size(), -1);
+  std::vector<int> position_on_gpu(plan.step.tasks.size(), -1);
+  for (int slot = 0; slot < m; ++slot)
+    for (size_t k = 0; k < placement.task_order[slot].size(); ++k) {
+      const int t = placement.task_order[slot][k];
+      index_in_program[t] = static_cast<int>(graph.programs[slot].tasks.size());
+      position_on_gpu[t] = static_cast<int>(k);
+      graph.programs[slot].tasks.push_back(plan.compute_tasks[t]);
+    }
+
+  // Cross-GPU edges: one transfer per (producer, destination GPU), however many consumers.
+  std::map<std::pair<int, int>, Transfer> transfers;
+  for (const StepEdge& edge : plan.step.edges) {
+    const int from = slot_of_task(edge.from), to = slot_of_task(edge.to);
+    Task& consumer = graph.programs[to].tasks[index_in_program[edge.to]];
+    if (from == to) {
+      consumer.deps.push_back({0, index_in_program[edge.from]});
+    } else if (edge.bytes <= 0) {
+      consumer.deps.push_back({from - to, index_in_program[edge.from]});
+    } else {
+      Transfer& transfer = transfers[{edge.from, to}];
+      transfer.producer = edge.from;
+      transfer.from = from;
+      transfer.to = to;
+      transfer.bytes = std::max(transfer.bytes, edge.bytes);
+      transfer.consumers.push_back(edge.to);
+    }
+  }
+  // A transfer is a two-rank broadcast on the communicator of its (sender, receiver) pair,
+  // whose groups pair those GPUs in every worker: all workers' copies are one collective, so
+  // workers stay in lockstep and their flows share the links. Each direction keeps the
+  // sender's production order on both sides, which the schedule shows to be deadlock-free.
+  std::vector<Transfer> ordered;
+  for (auto& [key, transfer] : transfers) ordered.push_back(transfer);
+  std::sort(ordered.begin(), ordered.end(), [&](const Transfer& a, const Transfer& b) {
+    return std::tie(a.from, a.to, position_on_gpu[a.producer]) < std::tie(b.from, b.to, position_on_gpu[b.producer]);
+  });
+  std::map<std::pair<int, int>, int> pair_communicator;
+  const int first_pair_communicator = m;
+  for (const Transfer& transfer : ordered) {
+    auto [it, added] = pair_communicator.emplace(std::make_pair(transfer.from, transfer.to),
+                                                 first_pair_communicator + static_cast<int>(pair_communicator.size()));
+    if (added) {
+      Communicator communicator{it->second, "activations.gpu" + std::to_string(transfer.from) + "-to-gpu" + std::to_string(transfer.to), {}};
+      const int low = std::min(transfer.from, transfer.to), high = std::max(transfer.from, transfer.to);
+      for (int w = 0; w < workers; ++w) communicator.groups.push_back({w * m + low, w * m + high});
+      graph.communicators.push_back(std::move(communicator));
+    }
+    Task copy;
+    copy.kind = TaskKind::collective;
+    copy.op = CollectiveOp::broadcast;
+    copy.communicator = it->second;
+    copy.root = transfer.from < transfer.to ? 0 : 1;
+    copy.bytes = transfer.bytes;
+    copy.step = 0;
+    const std::string& producer_name = plan.step.tasks[transfer.producer].name;
+    Task send = copy;
+    send.name = producer_name + " -> gpu" + std::to_string(transfer.to);
+    send.stream = send_stream(transfer.to);
+    send.deps.push_back({0, index_in_program[transfer.producer]});
+    graph.programs[transfer.from].tasks.push_back(send);
+    Task receive = copy;
+    receive.name = producer_name + " <- gpu" + std::to_string(transfer.from);
+    receive.stream = recv_stream(m, transfer.from);
+    auto& receiver_tasks = graph.programs[transfer.to].tasks;
+    const int received = static_cast<int>(receiver_tasks.size());
+    receiver_tasks.push_back(receive);
+    for (int consumer : transfer.consumers) receiver_tasks[index_in_program[consumer]].deps.push_back({0, received});
+  }
+
+  // Gradients: each GPU's in the order its backward produces them, in buckets allreduced
+  // among the GPUs of the same slot in every worker; then the optimizer step.
+  for (int slot = 0; slot < m; ++slot) {
+    Communicator gradients{slot, "gradients.gpu" + std::to_string(slot), {{}}};
+    for (int w = 0; w < workers; ++w) gradients.groups[0].push_back(w * m + slot);
+    graph.communicators.push_back(std::move(gradients));
+
+    auto& tasks = graph.programs[slot].tasks;
+    std::vector<int> update_deps;
+    double bucket_bytes = 0, held_parameter_bytes = 0;
+    int last_gradient = -1, buckets = 0;
+    auto close_bucket = [&]() {
+      if (bucket_bytes <= 0) return;
+      if (workers > 1) {
+        Task allreduce;
+        allreduce.kind = TaskKind::collective;
+        allreduce.name = "allreduce.gpu" + std::to_string(slot) + ".bucket" + std::to_string(buckets);
+        allreduce.op = CollectiveOp::allreduce;
+        allreduce.communicator = slot;
+        allreduce.dtype = model.precision == "fp32" ? "float32" : "float16";
+        allreduce.bytes = bucket_bytes * options.gradient_bytes_scale;
+        allreduce.stream = kGradientStream;
+        allreduce.step = 0;
+        allreduce.deps.push_back({0, last_gradient});
+        update_deps.push_back(static_cast<int>(tasks.size()));
+        tasks.push_back(allreduce);
+      } else {
+        update_deps.push_back(last_gradient);
+      }
+      ++buckets;
+      bucket_bytes = 0;
+    };
+    for (int t : placement.task_order[slot]) {
+      const StepTask& step_task = plan.step.tasks[t];
+      if (step_task.pass != Pass::backward_weight) continue;
+      const double bytes = model.operators[step_task.op].parameter_bytes;
+      bucket_bytes += bytes;
+      held_parameter_bytes += bytes;
+      last_gradient = index_in_program[t];
+      if (bucket_bytes >= options.bucket_bytes) close_bucket();
+    }
+    close_bucket();
+    if (held_parameter_bytes > 0) {
+      // Optimizer update: memory-bound, reads and writes weights, gradients and optimizer state.
+      Task update;
+      update.kind = TaskKind::compute;
+      update.name = "optimizer.step.gpu" + std::to_string(slot);
+      update.op_kind = "optimizer";
+      update.duration_s = -1;
+      update.flops = 4 * held_parameter_bytes / (model.precision == "fp32" ? 4 : 2);
+      update.memory_bytes = 2 * held_parameter_bytes * model.state_bytes_per_parameter_byte;
+      update.stream = kComputeStream;
+      update.step = 0;
+      for (int d : update_deps) update.deps.push_back({0, d});
+      tasks.push_back(update);
+    }
+  }
+  std::sort(graph.communicators.begin(), graph.communicators.end(),
+            [](const Communicator& a, const Communicator& b) { return a.id < b.id; });
+  return graph;
+}
+
+}  // namespace scalecast

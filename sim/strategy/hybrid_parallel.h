@@ -1,0 +1,52 @@
+// Hybrid DP x M (DESIGN.md "Hybrid DP x M"): N GPUs form N/M workers of M GPUs on one node.
+// Each worker runs the training step of a model placed over its M GPUs (activations cross
+// between them over the node's links); every GPU allreduces the gradients of the operators it
+// holds with the GPUs holding the same operators in the other workers, in DDP-style buckets
+// overlapped with the backward pass. DP is hybrid:1 (one GPU holds every operator).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/engine/compute_cost.h"
+#include "sim/platform/platform_spec.h"
+#include "sim/strategy/placement.h"
+#include "sim/trace/execution_graph.h"
+#include "sim/workload/model_graph.h"
+#include "sim/workload/training_graph.h"
+
+namespace scalecast {
+
+// One worker's plan, shared by all workers: the step's tasks priced on the platform's GPU and
+// their placement over the worker's GPUs.
+struct WorkerPlan {
+  int gpus_per_worker = 1;
+  TrainingGraph step;
+  std::vector<Task> compute_tasks;  // one per step task, with the cost model's inputs
+  PlacementProblem problem;
+  Placement placement;
+  double single_gpu_step_s = 0;     // the same schedule with every operator on one GPU
+
+  double mp_speedup() const { return placement.step_time_s > 0 ? single_gpu_step_s / placement.step_time_s : 1; }
+};
+
+struct HybridOptions {
+  int gpus_per_worker = 1;
+  double bucket_bytes = 25.0 * 1024 * 1024;  // DDP's default bucket_cap_mb
+  double gradient_bytes_scale = 1;            // 0 turns the gradients' allreduces into no-ops
+  PlacementOptions placement;
+};
+
+// Prices the step on the platform's GPU and places it on M GPUs of one node. Throws
+// InputError when M does not divide the node or the model does not fit in M GPUs' memory.
+WorkerPlan plan_worker(const ModelGraph& model, const PlatformSpec& platform, const ComputeCostModel& cost,
+                       const HybridOptions& options);
+
+// The N-rank execution graph: rank r is GPU r % M of worker r / M.
+ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int gpus, const HybridOptions& options);
+
+// "dp" -> 1, "hybrid:M" -> M; throws InputError naming `option` otherwise.
+int parse_strategy(const std::string& text, const std::string& option);
+std::string strategy_name(int gpus_per_worker);
+
+}  // namespace scalecast

@@ -1,0 +1,23 @@
+// Runs jobs in forked worker processes, at most `parallel` at a time. SimGrid's engine is a
+// per-process singleton, so every simulation of a sweep needs a process of its own; forking
+// (rather than exec'ing the binary again) lets the children inherit what the parent prepared,
+// e.g. the placements, which are the expensive part of a hybrid point.
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace scalecast::cli {
+
+struct JobOutcome {
+  int exit_code = 0;    // 0 done, 2 bad input, 1 failure (as the command's own exit codes)
+  std::string output;   // what the job returned (exit 0) or its error message
+};
+
+// job(i) runs in a child process and returns its result as text; an InputError it throws
+// becomes exit 2 with the message, any other exception exit 1. on_done(i, outcome) runs in the
+// parent as each job ends, in completion order.
+void run_in_processes(int count, int parallel, const std::function<std::string(int)>& job,
+                      const std::function<void(int, const JobOutcome&)>& on_done);
+
+}  // namespace scalecast::cli

@@ -1,0 +1,236 @@
+#include "tools/scalecast/sweep_plots.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace scalecast::cli {
+
+namespace {
+
+constexpr double kWidth = 820, kHeight = 500;
+constexpr double kLeft = 90, kRight = 170, kTop = 56, kBottom = 64;
+constexpr double kPlotWidth = kWidth - kLeft - kRight, kPlotHeight = kHeight - kTop - kBottom;
+const char* const kStrategyColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"};
+
+std::string escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else out += c;
+  }
+  return out;
+}
+
+std::string number(double value, const char* format = "%.6g") {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+void open_svg(std::ostringstream& svg, const std::string& title, const std::string& subtitle) {
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight
+      << "\" viewBox=\"0 0 " << kWidth << " " << kHeight << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      << "<text x=\"" << kLeft << "\" y=\"24\" font-size=\"16\" font-weight=\"bold\">" << escape(title) << "</text>\n"
+      << "<text x=\"" << kLeft << "\" y=\"42\" font-size=\"12\" fill=\"#555\">" << escape(subtitle) << "</text>\n"
+      << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << kPlotWidth << "\" height=\"" << kPlotHeight
+      << "\" fill=\"none\" stroke=\"#333\"/>\n";
+}
+
+void axis_label(std::ostringstream& svg, const std::string& x_label, const std::string& y_label) {
+  svg << "<text x=\"" << kLeft + kPlotWidth / 2 << "\" y=\"" << kHeight - 16 << "\" font-size=\"13\" text-anchor=\"middle\">"
+      << escape(x_label) << "</text>\n"
+      << "<text transform=\"translate(22," << kTop + kPlotHeight / 2 << ") rotate(-90)\" font-size=\"13\" text-anchor=\"middle\">"
+      << escape(y_label) << "</text>\n";
+}
+
+// Log-scale ticks: 1, 2, 5 times the powers of ten inside [low, high].
+std::vector<double> log_ticks(double low, double high) {
+  std::vector<double> ticks;
+  for (int e = static_cast<int>(std::floor(std::log10(low))) - 1; e <= static_cast<int>(std::ceil(std::log10(high))); ++e)
+    for (double m : {1.0, 2.0, 5.0}) {
+      const double v = m * std::pow(10.0, e);
+      if (v >= low * 0.999 && v <= high * 1.001) ticks.push_back(v);
+    }
+  if (ticks.size() > 12) {  // a wide range: decades only
+    std::vector<double> decades;
+    for (double v : ticks)
+      if (std::abs(std::log10(v) - std::round(std::log10(v))) < 1e-9) decades.push_back(v);
+    ticks = decades;
+  }
+  return ticks;
+}
+
+std::vector<double> linear_ticks(double high) {
+  const double raw = high / 5;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = magnitude;
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * magnitude >= raw) {
+      step = m * magnitude;
+      break;
+    }
+  std::vector<double> ticks;
+  for (double v = 0; v <= high * 1.0001; v += step) ticks.push_back(v);
+  return ticks;
+}
+
+std::vector<std::string> strategies_in_order(const std::vector<SweepRow>& rows) {
+  std::vector<std::string> names;
+  for (const SweepRow& row : rows)
+    if (std::find(names.begin(), names.end(), row.strategy) == names.end()) names.push_back(row.strategy);
+  return names;
+}
+
+std::vector<int> gpu_counts(const std::vector<SweepRow>& rows) {
+  std::vector<int> counts;
+  for (const SweepRow& row : rows) counts.push_back(row.gpus);
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  return counts;
+}
+
+void legend_entry(std::ostringstream& svg, int index, const std::string& colour, const std::string& label, bool line) {
+  const double x = kLeft + kPlotWidth + 16, y = kTop + 14 + index * 22;
+  if (line)
+    svg << "<line x1=\"" << x << "\" y1=\"" << y << "\" x2=\"" << x + 24 << "\" y2=\"" << y << "\" stroke=\"" << colour
+        << "\" stroke-width=\"2.5\"/><circle cx=\"" << x + 12 << "\" cy=\"" << y << "\" r=\"3.5\" fill=\"" << colour << "\"/>\n";
+  else
+    svg << "<rect x=\"" << x << "\" y=\"" << y - 7 << "\" width=\"24\" height=\"14\" fill=\"" << colour << "\"/>\n";
+  svg << "<text x=\"" << x + 32 << "\" y=\"" << y + 4 << "\" font-size=\"12\">" << escape(label) << "</text>\n";
+}
+
+}  // namespace
+
+std::string time_to_train_svg(const std::string& title, const std::vector<SweepRow>& rows, const SweepSummary& summary) {
+  const bool have_ttt = std::all_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.time_to_train_s.has_value(); });
+  auto value_h = [&](const SweepRow& r) { return have_ttt ? *r.time_to_train_s / 3600 : r.step_time_s * 1e3; };
+  const auto counts = gpu_counts(rows);
+  double low = 1e300, high = 0;
+  for (const SweepRow& r : rows) {
+    low = std::min(low, value_h(r));
+    high = std::max(high, value_h(r));
+  }
+  low /= 1.3;
+  high *= 1.3;
+  const double x_low = std::log2(counts.front()), x_high = std::log2(std::max(counts.back(), counts.front() * 2));
+  auto px = [&](double gpus) { return kLeft + (std::log2(gpus) - x_low) / (x_high - x_low) * kPlotWidth; };
+  auto py = [&](double v) { return kTop + kPlotHeight - (std::log10(v) - std::log10(low)) / (std::log10(high) - std::log10(low)) * kPlotHeight; };
+
+  std::ostringstream svg;
+  open_svg(svg, title + (have_ttt ? ": time to train" : ": step time"),
+           have_ttt ? "log-log; lower is better; time to train = epochs(global batch) x dataset / global batch x step time"
+                    : "log-log; step time per strategy (no statistical efficiency given)");
+  for (int gpus : counts) {
+    const double x = px(gpus);
+    svg << "<line x1=\"" << x << "\" y1=\"" << kTop << "\" x2=\"" << x << "\" y2=\"" << kTop + kPlotHeight
+        << "\" stroke=\"#e4e4e4\"/><text x=\"" << x << "\" y=\"" << kTop + kPlotHeight + 18
+        << "\" font-size=\"11\" text-anchor=\"middle\">" << gpus << "</text>\n";
+  }
+  for (double v : log_ticks(low, high)) {
+    const double y = py(v);
+    svg << "<line x1=\"" << kLeft << "\" y1=\"" << y << "\" x2=\"" << kLeft + kPlotWidth << "\" y2=\"" << y
+        << "\" stroke=\"#e4e4e4\"/><text x=\"" << kLeft - 6 << "\" y=\"" << y + 4 << "\" font-size=\"11\" text-anchor=\"end\">"
+        << number(v, "%g") << "</text>\n";
+  }
+  axis_label(svg, "GPUs", have_ttt ? "time to train (hours)" : "step time (ms)");
+  if (summary.crossover_gpus) {
+    const double x = px(*summary.crossover_gpus);
+    svg << "<line x1=\"" << x << "\" y1=\"" << kTop << "\" x2=\"" << x << "\" y2=\"" << kTop + kPlotHeight
+        << "\" stroke=\"#000\" stroke-dasharray=\"6,4\"/>\n<text x=\"" << x + 5 << "\" y=\"" << kTop + 16
+        << "\" font-size=\"12\">crossover: hybrid best from " << *summary.crossover_gpus << " GPUs</text>\n";
+  }
+  const auto strategies = strategies_in_order(rows);
+  for (size_t s = 0; s < strategies.size(); ++s) {
+    const std::string colour = kStrategyColours[s % std::size(kStrategyColours)];
+    std::string points;
+    for (const SweepRow& r : rows)
+      if (r.strategy == strategies[s]) points += number(px(r.gpus), "%.1f") + "," + number(py(value_h(r)), "%.1f") + " ";
+    svg << "<polyline points=\"" << points << "\" fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"2.5\"/>\n";
+    for (const SweepRow& r : rows)
+      if (r.strategy == strategies[s])
+        svg << "<circle cx=\"" << number(px(r.gpus), "%.1f") << "\" cy=\"" << number(py(value_h(r)), "%.1f")
+            << "\" r=\"3.5\" fill=\"" << colour << "\"/>\n";
+    legend_entry(svg, static_cast<int>(s), colour, strategies[s], true);
+  }
+  // Ring the best strategy at each scale.
+  for (const auto& best : summary.best)
+    for (const SweepRow& r : rows)
+      if (r.gpus == best.gpus && r.strategy == best.strategy)
+        svg << "<circle cx=\"" << number(px(r.gpus), "%.1f") << "\" cy=\"" << number(py(value_h(r)), "%.1f")
+            << "\" r=\"7\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.2\"/>\n";
+  const double note_y = kTop + 14 + strategies.size() * 22 + 8;
+  svg << "<circle cx=\"" << kLeft + kPlotWidth + 28 << "\" cy=\"" << note_y << "\" r=\"7\" fill=\"none\" stroke=\"#000\"/>"
+      << "<text x=\"" << kLeft + kPlotWidth + 48 << "\" y=\"" << note_y + 4 << "\" font-size=\"12\">best at scale</text>\n";
+  svg << "</svg>\n";
+  return svg.str();
+}
+
+std::string step_breakdown_svg(const std::string& title, const std::vector<SweepRow>& rows) {
+  const auto counts = gpu_counts(rows);
+  const auto strategies = strategies_in_order(rows);
+  double high = 0;
+  for (const SweepRow& r : rows) high = std::max(high, r.step_time_s * 1e3);
+  const auto ticks = linear_ticks(high * 1.05);
+  const double top_ms = ticks.back() > high ? ticks.back() : high * 1.05;
+  auto py = [&](double ms) { return kTop + kPlotHeight - ms / top_ms * kPlotHeight; };
+  const double group_width = kPlotWidth / counts.size();
+  const double bar_width = std::min(28.0, group_width * 0.8 / strategies.size());
+
+  std::ostringstream svg;
+  open_svg(svg, title + ": step time breakdown",
+           "bars per scale, left to right: " + [&] {
+             std::string list;
+             for (const auto& s : strategies) list += (list.empty() ? "" : ", ") + s;
+             return list;
+           }() + "; the rank that ends the step last");
+  for (double v : ticks) {
+    const double y = py(v);
+    svg << "<line x1=\"" << kLeft << "\" y1=\"" << y << "\" x2=\"" << kLeft + kPlotWidth << "\" y2=\"" << y
+        << "\" stroke=\"#e4e4e4\"/><text x=\"" << kLeft - 6 << "\" y=\"" << y + 4 << "\" font-size=\"11\" text-anchor=\"end\">"
+        << number(v, "%g") << "</text>\n";
+  }
+  axis_label(svg, "GPUs", "step time (ms)");
+  struct Part {
+    const char* label;
+    const char* colour;
+    double SweepRow::*field;
+  };
+  const Part parts[] = {{"compute", "#4c78a8", &SweepRow::compute_s},
+                        {"exposed communication", "#e45756", &SweepRow::exposed_comm_s},
+                        {"idle", "#bab0ac", &SweepRow::idle_s}};
+  for (size_t g = 0; g < counts.size(); ++g) {
+    const double centre = kLeft + group_width * (g + 0.5);
+    svg << "<text x=\"" << centre << "\" y=\"" << kTop + kPlotHeight + 30 << "\" font-size=\"11\" text-anchor=\"middle\">"
+        << counts[g] << "</text>\n";
+    for (size_t s = 0; s < strategies.size(); ++s) {
+      auto row = std::find_if(rows.begin(), rows.end(),
+                              [&](const SweepRow& r) { return r.gpus == counts[g] && r.strategy == strategies[s]; });
+      const double x = centre - bar_width * strategies.size() / 2 + bar_width * s;
+      const std::string short_name = strategies[s] == "dp" ? "dp" : strategies[s].substr(strategies[s].find(':') + 1);
+      svg << "<text x=\"" << x + bar_width / 2 << "\" y=\"" << kTop + kPlotHeight + 13
+          << "\" font-size=\"9\" fill=\"#555\" text-anchor=\"middle\">" << short_name << "</text>\n";
+      if (row == rows.end()) continue;
+      double base_ms = 0;
+      for (const Part& part : parts) {
+        const double ms = (*row).*part.field * 1e3;
+        if (ms <= 0) continue;
+        svg << "<rect x=\"" << number(x + 1, "%.1f") << "\" y=\"" << number(py(base_ms + ms), "%.1f") << "\" width=\""
+            << number(bar_width - 2, "%.1f") << "\" height=\"" << number(py(base_ms) - py(base_ms + ms), "%.1f")
+            << "\" fill=\"" << part.colour << "\"><title>" << escape(row->strategy) << " at " << row->gpus << " GPUs: "
+            << part.label << " " << number(ms, "%.2f") << " ms</title></rect>\n";
+        base_ms += ms;
+      }
+    }
+  }
+  for (size_t p = 0; p < std::size(parts); ++p) legend_entry(svg, static_cast<int>(p), parts[p].colour, parts[p].label, false);
+  svg << "</svg>\n";
+  return svg.str();
+}
+
+}  // namespace scalecast::cli

@@ -1,0 +1,120 @@
+#include "tools/scalecast/sweep_result.h"
+
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace scalecast::cli {
+
+namespace {
+
+nlohmann::ordered_json optional_number(const std::optional<double>& value) {
+  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
+}
+
+std::optional<double> read_optional(const nlohmann::json& json, const char* key) {
+  auto it = json.find(key);
+  if (it == json.end() || it->is_null()) return std::nullopt;
+  return it->get<double>();
+}
+
+// What ranks strategies at one scale: time to train when known, else the step time.
+double ranking_time_s(const SweepRow& row) { return row.time_to_train_s ? *row.time_to_train_s : row.step_time_s; }
+
+std::string csv_number(const std::optional<double>& value) {
+  if (!value) return "";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.9g", *value);
+  return text;
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const SweepRow& row) {
+  nlohmann::ordered_json out;
+  out["gpus"] = row.gpus;
+  out["strategy"] = row.strategy;
+  out["gpus_per_worker"] = row.gpus_per_worker;
+  out["workers"] = row.workers;
+  out["global_batch"] = optional_number(row.global_batch);
+  out["step_time_s"] = row.step_time_s;
+  out["compute_s"] = row.compute_s;
+  out["comm_s"] = row.comm_s;
+  out["exposed_comm_s"] = row.exposed_comm_s;
+  out["idle_s"] = row.idle_s;
+  out["mp_speedup"] = row.mp_speedup;
+  out["epochs"] = optional_number(row.epochs);
+  out["time_to_train_s"] = optional_number(row.time_to_train_s);
+  out["flows"] = row.flows;
+  out["sim_wall_s"] = row.sim_wall_s;
+  return out;
+}
+
+SweepRow row_from_json(const nlohmann::json& json) {
+  SweepRow row;
+  row.gpus = json.at("gpus").get<int>();
+  row.strategy = json.at("strategy").get<std::string>();
+  row.gpus_per_worker = json.at("gpus_per_worker").get<int>();
+  row.workers = json.at("workers").get<int>();
+  row.global_batch = read_optional(json, "global_batch");
+  row.step_time_s = json.at("step_time_s").get<double>();
+  row.compute_s = json.at("compute_s").get<double>();
+  row.comm_s = json.at("comm_s").get<double>();
+  row.exposed_comm_s = json.at("exposed_comm_s").get<double>();
+  row.idle_s = json.at("idle_s").get<double>();
+  row.mp_speedup = json.at("mp_speedup").get<double>();
+  row.epochs = read_optional(json, "epochs");
+  row.time_to_train_s = read_optional(json, "time_to_train_s");
+  row.flows = json.at("flows").get<long>();
+  row.sim_wall_s = json.at("sim_wall_s").get<double>();
+  return row;
+}
+
+SweepSummary summarize_sweep(const std::vector<SweepRow>& rows) {
+  SweepSummary summary;
+  std::map<int, std::map<std::string, const SweepRow*>> by_gpus;
+  for (const SweepRow& row : rows) by_gpus[row.gpus][row.strategy] = &row;
+  for (const auto& [gpus, strategies] : by_gpus) {
+    SweepSummary::Best best{gpus, "", 0};
+    for (const auto& [name, row] : strategies)
+      if (best.strategy.empty() || ranking_time_s(*row) < best.time_s) best = {gpus, name, ranking_time_s(*row)};
+    summary.best.push_back(best);
+  }
+  // Crossover: DP best at the start, and from some scale on a hybrid strategy best for good.
+  const auto& best = summary.best;
+  if (!best.empty() && best.front().strategy == "dp" && best.back().strategy != "dp") {
+    size_t first = best.size() - 1;
+    while (first > 0 && best[first - 1].strategy != "dp") --first;
+    summary.crossover_gpus = best[first].gpus;
+  }
+  if (!by_gpus.empty()) {
+    const auto& largest = by_gpus.rbegin()->second;
+    auto dp = largest.find("dp");
+    const SweepRow* best_hybrid = nullptr;
+    for (const auto& [name, row] : largest)
+      if (name != "dp" && (!best_hybrid || ranking_time_s(*row) < ranking_time_s(*best_hybrid))) best_hybrid = row;
+    if (dp != largest.end() && best_hybrid) {
+      summary.hybrid_speedup_at_largest = ranking_time_s(*dp->second) / ranking_time_s(*best_hybrid) - 1;
+      summary.best_hybrid_at_largest = best_hybrid->strategy;
+    }
+  }
+  return summary;
+}
+
+std::string sweep_csv(const std::vector<SweepRow>& rows, const SweepSummary& summary) {
+  std::map<int, std::string> best_at;
+  for (const auto& b : summary.best) best_at[b.gpus] = b.strategy;
+  std::string csv =
+      "gpus,strategy,gpus_per_worker,workers,global_batch,step_time_s,compute_s,comm_s,exposed_comm_s,idle_s,"
+      "mp_speedup,epochs,time_to_train_s,best\n";
+  for (const SweepRow& row : rows) {
+    csv += std::to_string(row.gpus) + "," + row.strategy + "," + std::to_string(row.gpus_per_worker) + "," +
+           std::to_string(row.workers) + "," + csv_number(row.global_batch) + "," + csv_number(row.step_time_s) + "," +
+           csv_number(row.compute_s) + "," + csv_number(row.comm_s) + "," + csv_number(row.exposed_comm_s) + "," +
+           csv_number(row.idle_s) + "," + csv_number(row.mp_speedup) + "," + csv_number(row.epochs) + "," +
+           csv_number(row.time_to_train_s) + "," + (best_at[row.gpus] == row.strategy ? "1" : "0") + "\n";
+  }
+  return csv;
+}
+
+}  // namespace scalecast::cli
