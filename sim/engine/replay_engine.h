@@ -23,6 +23,9 @@ struct ReplayOptions {
   CollectiveFidelity fidelity = CollectiveFidelity::steady_state;
   ComputeCostModel compute;
   bool per_rank = false;
+  // Reuse the measured cost of a collective that ran alone on the network for later instances
+  // of it (exact up to route latencies; see replay_engine.cpp). Off only for validation.
+  bool reuse_isolated_collectives = true;
 };
 
 struct CollectiveRecord {
@@ -42,6 +45,7 @@ struct ReplayResult {
   std::vector<CollectiveRecord> collectives;
   long flows = 0;
   int rank_classes = 0;
+  int collectives_reused = 0;  // instances that took an isolated run's measured cost
 };
 
 // Runs SimGrid in this process (once per process: the engine is a singleton).

@@ -1,0 +1,85 @@
+// A collective that runs alone on the network is simulated twice and its cost reused for later
+// instances (ReplayOptions::reuse_isolated_collectives). The reuse must not change the answer:
+// the same DP step with and without it, the reference run in a child process (one SimGrid per
+// process).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <functional>
+
+#include "sim/engine/replay_engine.h"
+#include "sim/platform/platform_yaml.h"
+#include "sim/strategy/data_parallel.h"
+
+namespace scalecast {
+namespace {
+
+// Runs `compute` in a forked child and returns what it returned.
+double in_child_process(const std::function<double()>& compute) {
+  int fds[2];
+  EXPECT_EQ(::pipe(fds), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    const double value = compute();
+    (void)!::write(fds[1], &value, sizeof value);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  double value = -1;
+  EXPECT_EQ(::read(fds[0], &value, sizeof value), static_cast<ssize_t>(sizeof value));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return value;
+}
+
+// One rank's step: backward compute interleaved with gradient buckets of uneven sizes,
+// several of them equal, allreduced on a stream of their own.
+ExecutionGraph bucketed_step() {
+  RankProgram program;
+  const double bucket_mb[] = {26, 30, 26, 41, 26, 55, 12};
+  int last_compute = -1;
+  for (int b = 0; b < 7; ++b) {
+    Task compute;
+    compute.name = "backward" + std::to_string(b);
+    compute.duration_s = 2e-3;
+    compute.step = 0;
+    program.tasks.push_back(compute);
+    last_compute = static_cast<int>(program.tasks.size()) - 1;
+    Task allreduce;
+    allreduce.kind = TaskKind::collective;
+    allreduce.name = "allreduce" + std::to_string(b);
+    allreduce.communicator = 0;
+    allreduce.bytes = bucket_mb[b] * 1e6;
+    allreduce.stream = 1;
+    allreduce.step = 0;
+    allreduce.deps.push_back({0, last_compute});
+    program.tasks.push_back(allreduce);
+  }
+  ExecutionGraph graph;
+  graph.programs.push_back(program);
+  graph.program_of_rank = {0};
+  graph.communicators.push_back({0, "world", {{0}}});
+  return extrapolate_data_parallel(graph, 64);
+}
+
+double step_s(bool reuse, int* reused = nullptr) {
+  ReplayOptions options;
+  options.reuse_isolated_collectives = reuse;
+  const ReplayResult result = replay(bucketed_step(), load_platform("dgx-a100"), options);
+  if (reused) *reused = result.collectives_reused;
+  return result.makespan_s;
+}
+
+TEST(IsolatedCollectiveReuse, GivesTheSameStepAsSimulatingEveryInstance) {
+  const double reference_s = in_child_process([] { return step_s(false); });
+  int reused = 0;
+  const double reused_s = step_s(true, &reused);
+  EXPECT_NEAR(reused_s, reference_s, reference_s * 1e-4);
+  EXPECT_EQ(reused, 5);  // 7 buckets: the first two sizes are simulated, the rest reuse them
+}
+
+}  // namespace
+}  // namespace scalecast
