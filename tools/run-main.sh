@@ -1,33 +1,42 @@
 #!/usr/bin/env bash
-# The main job on built-in defaults: DP scaling of the built-in ResNet-50 workload on dgx1-v100
-# clusters from 8 to 4,096 GPUs: step time, compute and exposed communication per scale.
-# Each point is one `scalecast simulate` process (SimGrid runs one simulation per process);
-# two run at a time. Results also land in out/main/scaling.json.
+# The main job: the seed study (Pal et al., IEEE Micro 2019). For Inception-V3, GNMT and
+# BigLSTM on DGX-1 (V100) clusters from 8 to 4,096 GPUs: time to train under data parallelism
+# (dp) and hybrid workers of 2, 4 and 8 GPUs that split the model (hybrid:M); the best strategy
+# at each scale, the crossover, and hybrid's speedup over DP at the largest scale. Each sweep
+# writes sweep.csv, sweep.json and two SVG plots (PNG too when rsvg-convert is present) to
+# out/seed-study/<workload>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./tools/build.sh --target scalecast >/dev/null
 platform=${PLATFORM:-dgx1-v100}
-workload=${WORKLOAD:-resnet50}
-gpus_list=${GPUS:-"8 16 32 64 128 256 512 1024 2048 4096"}
-jobs=${JOBS:-2}
-out=out/main
-mkdir -p "$out/points"
-echo "DP scaling of $workload on $platform (simulating ${gpus_list// /, } GPUs, $jobs at a time)..." >&2
-printf '%s\n' $gpus_list | xargs -P "$jobs" -I{} sh -c \
-  "./build/scalecast simulate --json --platform '$platform' --workload '$workload' --gpus {} > '$out/points/{}.json.tmp' && mv '$out/points/{}.json.tmp' '$out/points/{}.json'"
-python3 - "$out" $gpus_list <<'PY'
-import json, sys, os
-out, gpus = sys.argv[1], sys.argv[2:]
-rows = [json.load(open(os.path.join(out, "points", f"{g}.json"))) for g in gpus]
-base = rows[0]
-print(f"\nDP scaling: {base['source']} on {base['platform']} (per-GPU batch fixed: weak scaling)\n")
-print(f"{'GPUs':>6} {'step (ms)':>10} {'compute (ms)':>13} {'exposed comm (ms)':>18} {'efficiency':>11} {'algorithms':>22} {'sim wall (s)':>13}")
-for r in rows:
-    eff = base['step_time_s'] / r['step_time_s']
-    algos = ",".join(f"{k}:{v}" for k, v in r['algorithms'].items())
-    print(f"{r['gpus']:>6} {r['step_time_s']*1e3:>10.2f} {r['compute_s']*1e3:>13.2f} {r['exposed_comm_s']*1e3:>18.2f} {eff:>10.1%} {algos:>22} {r['sim_wall_s']:>13.2f}")
-tmp = os.path.join(out, "scaling.json.tmp")
-json.dump(rows, open(tmp, "w"), indent=2)
-os.replace(tmp, os.path.join(out, "scaling.json"))
-print(f"\nwritten: {out}/scaling.json")
+workloads=${WORKLOADS:-"inception_v3 gnmt biglstm"}
+gpus=${GPUS:-8-4096}
+strategies=${STRATEGIES:-dp,hybrid:2,hybrid:4,hybrid:8}
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+out=${OUT:-out/seed-study}
+start=$(date +%s.%N)
+for workload in $workloads; do
+  echo "== $workload on $platform: $strategies at $gpus GPUs ($jobs jobs)" >&2
+  ./build/scalecast sweep --platform "$platform" --workload "$workload" --gpus "$gpus" \
+    --strategies "$strategies" --jobs "$jobs" --out "$out/$workload"
+  echo
+  if command -v rsvg-convert >/dev/null; then
+    for svg in "$out/$workload"/*.svg; do rsvg-convert -o "${svg%.svg}.png.tmp" "$svg" && mv "${svg%.svg}.png.tmp" "${svg%.svg}.png"; done
+  fi
+done
+python3 - "$out" "$start" $workloads <<'PY'
+import json, os, sys, time
+out, start, workloads = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+print("Seed study summary (time to train; hybrid speedup = DP time / best hybrid time - 1)\n")
+print(f"{'workload':<14}{'best at smallest':>18}{'best at largest':>18}{'crossover (GPUs)':>18}{'hybrid vs DP at largest':>26}{'paper':>10}")
+paper = {"inception_v3": ">= 26.5%", "gnmt": "8%", "biglstm": "22%"}
+for w in workloads:
+    s = json.load(open(os.path.join(out, w, "sweep.json")))
+    best = s["best"]
+    speedup = s["hybrid_speedup_at_largest"]
+    cross = s["crossover_gpus"]
+    print(f"{w:<14}{best[0]['strategy'] + ' @' + str(best[0]['gpus']):>18}{best[-1]['strategy'] + ' @' + str(best[-1]['gpus']):>18}"
+          f"{(str(cross) if cross else 'none'):>18}{(f'{speedup*100:+.1f}% ({s['best_hybrid_at_largest']})' if speedup is not None else '-'):>26}{paper.get(w, ''):>10}")
+print(f"\nplots and tables: {out}/<workload>/ (sweep.csv, sweep.json, time_to_train.svg/.png, step_breakdown.svg/.png)")
+print(f"study wall time: {time.time() - start:.1f} s")
 PY

@@ -167,8 +167,11 @@ int run_sweep(const std::vector<std::string>& args) {
   add_collective_options(options);
   po::variables_map values;
   if (!parse_options("sweep", "--platform P (--workload W | --trace T) --gpus LIST [--strategies LIST] [options]", args,
-                     options, values))
+                     options, values)) {
+    std::cout << (built_with_mpi() ? "MPI: built with MPI; under `mpirun -np K` the points are spread over K ranks\n"
+                                   : "MPI: not built (libopenmpi-dev was missing at configure time); points run on this machine\n");
     return 0;
+  }
   const auto wall_start = std::chrono::steady_clock::now();
   if (values.count("trace") == values.count("workload"))
     throw InputError("command line", "--trace/--workload", "give exactly one of --trace or --workload");

@@ -1,0 +1,93 @@
+// scalecast sweep: results independent of how the points are spread over processes, its files,
+// the seed study's conclusions, and bad input.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/cli_runner.h"
+#include "tests/support/scratch_folder.h"
+
+namespace scalecast {
+namespace {
+
+const std::string kTwoBranch = std::string(SCALECAST_TEST_DATA) + "/workloads/two-branch.yaml";
+
+// The rows without their wall-clock times.
+nlohmann::json rows_of(const std::string& json_text) {
+  auto json = nlohmann::json::parse(json_text);
+  for (auto& row : json["rows"]) row.erase("sim_wall_s");
+  return json["rows"];
+}
+
+TEST(Sweep, SameRowsWithOneOrTwoJobs) {
+  const std::string args = "sweep --json --platform dgx-a100 --workload " + kTwoBranch +
+                           " --gpus 8,16,32 --strategies dp,hybrid:2 --jobs ";
+  auto one = testing::run_scalecast(args + "1");
+  auto two = testing::run_scalecast(args + "2");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_EQ(rows_of(one.out), rows_of(two.out));
+  EXPECT_EQ(rows_of(one.out).size(), 6u);
+}
+
+class SweepFiles : public testing::ScratchFolder {};
+
+TEST_F(SweepFiles, WritesCsvJsonAndPlots) {
+  const std::string out = path("study");
+  auto result = testing::run_scalecast("sweep --platform dgx-a100 --workload " + kTwoBranch +
+                                       " --gpus 8-64 --strategies dp,hybrid:2,hybrid:4 --jobs 2 --out " + out);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  for (const char* file : {"sweep.csv", "sweep.json", "time_to_train.svg", "step_breakdown.svg"})
+    EXPECT_TRUE(std::filesystem::exists(out + "/" + file)) << file;
+  const std::string csv = testing::read_text(out + "/sweep.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "gpus,strategy,gpus_per_worker,workers,global_batch,step_time_s,compute_s,comm_s,exposed_comm_s,idle_s,"
+            "mp_speedup,epochs,time_to_train_s,best");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 3 * 4);
+  const std::string svg = testing::read_text(out + "/time_to_train.svg");
+  EXPECT_NE(svg.find("<polyline"), std::string::npos);
+  EXPECT_NE(svg.find("hybrid:4"), std::string::npos);
+  EXPECT_NE(result.out.find("best strategy per scale"), std::string::npos);
+  EXPECT_NE(result.err.find("[12/12]"), std::string::npos) << "progress goes to stderr";
+}
+
+// Time to train falls with N while the global batch is below B_crit (512 here: 16 DP workers
+// of 32), then flattens: past B_crit, epochs grow as fast as steps per epoch shrink.
+TEST(Sweep, TimeToTrainScalesBelowTheCriticalBatchAndFlattensAbove) {
+  auto result = testing::run_scalecast("sweep --json --platform dgx-a100 --workload " + kTwoBranch +
+                                       " --gpus 1,2,4,256,512 --strategies dp --zero-gradients");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto rows = rows_of(result.out);
+  auto ttt = [&](size_t i) { return rows[i]["time_to_train_s"].get<double>(); };
+  EXPECT_GT(ttt(0) / ttt(1), 1.8);
+  EXPECT_GT(ttt(1) / ttt(2), 1.8);
+  EXPECT_LT(ttt(3) / ttt(4), 1.1);
+  EXPECT_GE(ttt(3) / ttt(4), 0.99);
+}
+
+TEST_F(SweepFiles, BadInputExitsTwoAndWritesNothing) {
+  const std::string out = path("never");
+  const std::string base = "sweep --platform dgx1-v100 --gpus 8,16 --out " + out + " ";
+  struct Case {
+    std::string args, expected;
+  };
+  const Case cases[] = {
+      {"--workload " + kTwoBranch + " --strategies dp,hybrid:3", "hybrid:3 needs M to divide the 8 GPUs"},
+      {"--workload " + std::string(SCALECAST_TEST_DATA) + "/workloads/too-big.yaml --strategies hybrid:2", "memory"},
+      {"--workload " + kTwoBranch + " --strategies dp,hybrid", "expected dp or hybrid:M"},
+      {"--workload " + kTwoBranch + " --strategies dp,dp", "listed twice"},
+      {"--workload " + kTwoBranch + " --jobs 0", "--jobs"},
+      {"--trace " SCALECAST_SOURCE_DIR "/traces/sample-2rank-dp.json --strategies hybrid:2", "a trace does not have"},
+      {"--workload no-such-workload", "no-such-workload"},
+  };
+  for (const Case& c : cases) {
+    auto result = testing::run_scalecast(base + c.args);
+    EXPECT_EQ(result.exit_code, 2) << c.args << "\n" << result.err;
+    EXPECT_NE(result.err.find(c.expected), std::string::npos) << c.args << "\n" << result.err;
+    EXPECT_FALSE(std::filesystem::exists(out)) << c.args;
+  }
+}
+
+}  // namespace
+}  // namespace scalecast
