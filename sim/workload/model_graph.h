@@ -19,7 +19,21 @@ struct Operator {
   // Bytes per sample an operator without inputs reads from the data loader (images, token ids):
   // memory traffic for the roofline only, never sent between GPUs.
   double input_bytes_per_sample = 0;
+  // Bytes per sample each input edge carries, parallel to `inputs`; empty: every edge carries
+  // the producer's activation_bytes_per_sample. (An unrolled LSTM chunk passes only its (h, c)
+  // state to the next chunk of its layer, not its whole output.)
+  std::vector<double> input_edge_bytes_per_sample;
+  // Index of the operator whose weights this one uses (a later time chunk of the same LSTM
+  // layer, a language-model head tied to the embedding); -1: none. Such an operator has
+  // parameter_bytes 0 (the weights are counted once, at the owner) but computes a weight
+  // gradient, accumulated into the owner's. Placement should keep it with its owner.
+  int shares_parameters_of = -1;
+  // > 0 for a sparse weight gradient (embedding lookups, sampled softmax): the bytes of gradient
+  // rows one sample touches. What DP exchanges per step is then gradient_bytes(op, batch), not
+  // the full parameter_bytes.
+  double sparse_gradient_bytes_per_sample = 0;
 };
+
 
 // The operator the loader appends when a file declares none: it reads every operator nobody
 // else reads (the model's outputs) and starts the backward pass.
@@ -50,6 +64,15 @@ struct ModelGraph {
   std::vector<Operator> operators;    // forward, topologically ordered (inputs point backwards)
   StatisticalEfficiency statistical_efficiency;
 };
+
+// Bytes per sample that input k of operator `op` carries (see input_edge_bytes_per_sample).
+double input_edge_bytes(const ModelGraph& model, int op, size_t k);
+// The weight bytes an operator reads and updates: its own, or its owner's when it shares them.
+double weight_bytes_used(const ModelGraph& model, int op);
+// The weight gradient a worker with `batch` samples per step exchanges for this operator: 0 for
+// an operator sharing another's weights (counted at the owner), min(sparse rows * batch,
+// parameter_bytes) for a sparse gradient, else parameter_bytes.
+double gradient_bytes(const Operator& op, double batch);
 
 // Reads a workload YAML file, or a preset name (the file workloads/<name>.yaml). Throws
 // InputError naming the file and field on bad input (cycles, unknown inputs, negative costs).

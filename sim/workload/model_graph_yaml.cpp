@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <queue>
 #include <set>
 
@@ -80,11 +81,15 @@ struct OperatorEntry {
   Operator op;
   std::vector<std::string> input_names;
   std::vector<Field> input_fields;
+  std::vector<double> edge_bytes;  // per input; < 0: the producer's activation bytes
+  std::string shares_name;         // shares_parameters_of, unresolved
+  std::optional<Field> shares_field;
 };
 
 OperatorEntry read_operator(const Field& field) {
   MapReader map(field, {"name", "kind", "flops_per_sample", "activation_bytes_per_sample", "parameter_bytes",
-                        "input_bytes_per_sample", "inputs"});
+                        "input_bytes_per_sample", "inputs", "shares_parameters_of",
+                        "sparse_gradient_bytes_per_sample"});
   OperatorEntry entry;
   Operator& op = entry.op;
   op.name = read_name(map.required("name"));
@@ -93,14 +98,31 @@ OperatorEntry read_operator(const Field& field) {
   op.activation_bytes_per_sample = read_non_negative(map.required("activation_bytes_per_sample"));
   if (auto params = map.optional("parameter_bytes")) op.parameter_bytes = read_non_negative(*params);
   if (auto inputs = map.optional("inputs")) {
-    for (const Field& input : inputs->items()) {
+    for (const Field& item : inputs->items()) {
+      // An input is an operator name, or {name: producer, bytes_per_sample: what the edge carries}.
+      std::optional<MapReader> edge;
+      double edge_bytes = -1;
+      if (item.node().IsMap()) {
+        edge.emplace(item, std::vector<std::string>{"name", "bytes_per_sample"});
+        edge_bytes = read_non_negative(edge->required("bytes_per_sample"));
+      }
+      const Field input = edge ? edge->required("name") : item;
       const std::string name = read_name(input);
       if (std::find(entry.input_names.begin(), entry.input_names.end(), name) != entry.input_names.end())
         input.fail("operator '" + name + "' is listed twice");
       entry.input_names.push_back(name);
       entry.input_fields.push_back(input);
+      entry.edge_bytes.push_back(edge_bytes);
     }
   }
+  if (auto shares = map.optional("shares_parameters_of")) {
+    entry.shares_name = read_name(*shares);
+    entry.shares_field.emplace(*shares);
+    if (op.parameter_bytes > 0)
+      shares->fail("an operator using another's weights has parameter_bytes 0 (they are counted at the owner)");
+  }
+  if (auto sparse = map.optional("sparse_gradient_bytes_per_sample"))
+    op.sparse_gradient_bytes_per_sample = read_non_negative(*sparse);
   if (auto input_bytes = map.optional("input_bytes_per_sample")) {
     if (!entry.input_names.empty())
       input_bytes->fail("only an operator without inputs reads from the data loader; this one has inputs");
@@ -174,6 +196,23 @@ std::vector<Operator> order_operators(std::vector<OperatorEntry>& entries, const
   for (int i : order) {
     Operator op = entries[i].op;
     for (int input : inputs[i]) op.inputs.push_back(new_index[input]);
+    bool any_edge_bytes = false;
+    for (double bytes : entries[i].edge_bytes) any_edge_bytes = any_edge_bytes || bytes >= 0;
+    if (any_edge_bytes)
+      for (size_t k = 0; k < inputs[i].size(); ++k)
+        op.input_edge_bytes_per_sample.push_back(entries[i].edge_bytes[k] >= 0
+                                                     ? entries[i].edge_bytes[k]
+                                                     : entries[inputs[i][k]].op.activation_bytes_per_sample);
+    if (entries[i].shares_field) {
+      auto it = index.find(entries[i].shares_name);
+      const Field& at = *entries[i].shares_field;
+      if (it == index.end()) at.fail("unknown operator '" + entries[i].shares_name + "'");
+      const OperatorEntry& owner = entries[it->second];
+      if (it->second == i) at.fail("an operator cannot share its own weights");
+      if (owner.shares_field || owner.op.parameter_bytes <= 0)
+        at.fail("operator '" + owner.op.name + "' does not own weights (parameter_bytes 0 or shares another's)");
+      op.shares_parameters_of = new_index[it->second];
+    }
     result.push_back(std::move(op));
   }
   return result;
@@ -300,6 +339,23 @@ ModelGraph load_model_graph(const std::string& path_or_preset) {
     }
   }
   return parse_model_graph_yaml(read_text_file(path, "a workload YAML file"), path);
+}
+
+double input_edge_bytes(const ModelGraph& model, int op, size_t k) {
+  const Operator& o = model.operators[op];
+  if (k < o.input_edge_bytes_per_sample.size()) return o.input_edge_bytes_per_sample[k];
+  return model.operators[o.inputs[k]].activation_bytes_per_sample;
+}
+
+double weight_bytes_used(const ModelGraph& model, int op) {
+  const Operator& o = model.operators[op];
+  return o.shares_parameters_of >= 0 ? model.operators[o.shares_parameters_of].parameter_bytes : o.parameter_bytes;
+}
+
+double gradient_bytes(const Operator& op, double batch) {
+  if (op.sparse_gradient_bytes_per_sample > 0)
+    return std::min(op.sparse_gradient_bytes_per_sample * batch, op.parameter_bytes);
+  return op.parameter_bytes;
 }
 
 double forward_flops_per_sample(const ModelGraph& model) {

@@ -27,7 +27,8 @@ double StatisticalEfficiency::epochs(double global_batch) const {
   double slope = (log_e1 - log_e0) / (log_b1 - log_b0);
   // Beyond the largest batch the last segment's trend continues, but epochs never decrease with
   // batch there (a noisy last point must not promise free scaling).
-  if (global_batch > measured.back().first) slope = std::max(slope, 0.0);
+  if (global_batch > measured.back().first)
+    return std::exp(log_e1 + std::max(slope, 0.0) * (std::log(global_batch) - log_b1));
   return std::exp(log_e0 + slope * (std::log(global_batch) - log_b0));
 }
 
