@@ -23,4 +23,9 @@ struct StepEstimate {
 
 StepEstimate single_gpu_step(const ModelGraph& model, int batch, const GpuSpec& gpu, const ComputeCostModel& cost);
 
+// The longest chain of the step's tasks (forward and backward, no optimizer) with every task
+// on its own GPU and transfers free: a lower bound on any placement's step time, so
+// single_gpu_step().forward_s + backward_s over this bounds what model parallelism can gain.
+double critical_path_s(const ModelGraph& model, int batch, const GpuSpec& gpu, const ComputeCostModel& cost);
+
 }  // namespace scalecast

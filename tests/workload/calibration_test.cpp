@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "sim/engine/cost_model_table.h"
@@ -58,6 +59,31 @@ TEST(Calibration, SingleGpuThroughputMatchesPublished) {
     const double per_s = simulated_per_s(resolved);
     EXPECT_NEAR(per_s / c.published_per_s, 1.0, c.tolerance) << c.workload << " on " << c.platform << " " << c.precision;
   }
+}
+
+// Model parallelism has something to work with only where the graph has parallel branches: the
+// step's serial time over its critical path bounds any placement's speedup. Chains (a plain
+// ResNet) stay near 1; Inception's branches and the LSTM wavefronts go well above. Printed for
+// workloads/README.md.
+TEST(Calibration, PresetsExposeModelParallelism) {
+  const GpuSpec gpu = load_platform("dgx1-v100").node.gpu;
+  const CostModelTable table = load_cost_model_table();
+  std::map<std::string, double> bound;
+  for (const char* name : {"inception_v3", "resnet50", "gnmt", "biglstm", "gpt"}) {
+    const ModelGraph model = load_model_graph(name);
+    const ComputeCostModel cost = compute_cost_model_for(table, gpu, model.precision);
+    const StepEstimate serial = single_gpu_step(model, model.batch_per_gpu, gpu, cost);
+    const double path_s = critical_path_s(model, model.batch_per_gpu, gpu, cost);
+    bound[name] = (serial.forward_s + serial.backward_s) / path_s;
+    std::printf("%-13s batch %3d on V100: step %8.2f ms (fwd %.2f, bwd %.2f, optimizer %.2f), critical path %8.2f ms, "
+                "MP speedup bound %.2f\n", name, model.batch_per_gpu, 1e3 * serial.step_s(), 1e3 * serial.forward_s,
+                1e3 * serial.backward_s, 1e3 * serial.optimizer_s, 1e3 * path_s, bound[name]);
+    EXPECT_GE(bound[name], 1.0);
+  }
+  EXPECT_LT(bound["resnet50"], 1.6);  // a chain: only weight gradients run beside the input-gradient chain
+  EXPECT_GT(bound["inception_v3"], bound["resnet50"] + 0.4);  // parallel branches
+  EXPECT_GT(bound["gnmt"], 2.0);       // 16 layers in a wavefront
+  EXPECT_GT(bound["biglstm"], 1.5);
 }
 
 }  // namespace
