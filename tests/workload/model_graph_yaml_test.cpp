@@ -182,6 +182,30 @@ TEST(ModelGraphYaml, YamlSyntaxErrorNamesTheFile) {
   EXPECT_NE(std::string(error.what()).find("syntax"), std::string::npos);
 }
 
+// The files in tests/workload/data are the bad inputs a CLI test can hand to --workload; the
+// message must name the file and the field.
+TEST(ModelGraphYaml, BadFilesNameFileAndField) {
+  const std::string dir = std::string(SCALECAST_SOURCE_DIR) + "/tests/workload/data/";
+  const struct {
+    const char* file;
+    const char* field;
+    const char* says;
+  } cases[] = {{"cycle.yaml", "operators[1].inputs", "cycle: c -> b -> c"},
+               {"unknown-input.yaml", "operators[3].inputs[0]", "unknown operator 'conv9' (line 11)"},
+               {"negative-flops.yaml", "operators[1].flops_per_sample", "must not be negative"}};
+  for (const auto& c : cases) {
+    try {
+      load_model_graph(dir + c.file);
+      ADD_FAILURE() << c.file << " loaded";
+    } catch (const InputError& error) {
+      EXPECT_EQ(error.source(), dir + c.file);
+      EXPECT_EQ(error.field(), c.field);
+      EXPECT_NE(std::string(error.what()).find(c.says), std::string::npos) << error.what();
+      EXPECT_NE(std::string(error.what()).find(c.file), std::string::npos) << error.what();
+    }
+  }
+}
+
 TEST(ModelGraphYaml, UnknownPresetListsTheAvailableOnes) {
   try {
     load_model_graph("no_such_model");
