@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "sim/core/input_error.h"
@@ -204,6 +206,20 @@ TEST(ModelGraphYaml, BadFilesNameFileAndField) {
       EXPECT_NE(std::string(error.what()).find(c.file), std::string::npos) << error.what();
     }
   }
+}
+
+// The example in workloads/SCHEMA.md is a valid file.
+TEST(ModelGraphYaml, SchemaExampleParses) {
+  std::ifstream in(std::string(SCALECAST_SOURCE_DIR) + "/workloads/SCHEMA.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const size_t begin = doc.find("```yaml\n");
+  ASSERT_NE(begin, std::string::npos);
+  const size_t end = doc.find("```", begin + 8);
+  const ModelGraph model = parse(doc.substr(begin + 8, end - begin - 8));
+  EXPECT_EQ(model.name, "tiny");
+  EXPECT_EQ(model.operators.size(), 5u);
 }
 
 TEST(ModelGraphYaml, UnknownPresetListsTheAvailableOnes) {
