@@ -2,6 +2,7 @@
 // published architecture figures workloads/README.md quotes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -35,7 +36,10 @@ TEST(Presets, CommittedFilesAreWhatTheGeneratorWrites) {
 }
 
 TEST(Presets, AllLoadAndMatchPublishedSizes) {
-  EXPECT_EQ(workload_presets(), (std::vector<std::string>{"biglstm", "gnmt", "gpt", "inception_v3", "resnet50"}));
+  const std::vector<std::string> presets = workload_presets();  // cost-model.yaml is not one
+  for (const char* name : {"biglstm", "gnmt", "gpt", "inception_v3", "resnet50"})
+    EXPECT_NE(std::find(presets.begin(), presets.end(), name), presets.end()) << name;
+  EXPECT_EQ(std::find(presets.begin(), presets.end(), "cost-model"), presets.end());
   struct Expect {
     const char* name;
     double gflops, gflops_tolerance, params_m, params_tolerance;
