@@ -4,16 +4,37 @@
 
 namespace scalecast {
 
+KindEfficiency ComputeCostModel::for_kind(const std::string& op_kind) const {
+  auto it = per_kind.find(op_kind);
+  if (it != per_kind.end()) return it->second;
+  return {compute_efficiency, memory_efficiency, launch_overhead_s};
+}
+
+double peak_flops_per_s(const GpuSpec& gpu, const std::string& precision) {
+  auto it = gpu.peak_flops_per_s.find(precision);
+  if (it != gpu.peak_flops_per_s.end()) return it->second;
+  double fastest = 0;
+  for (const auto& [name, flops] : gpu.peak_flops_per_s) fastest = std::max(fastest, flops);
+  return fastest;
+}
+
+double operator_time_s(double flops, double memory_bytes, const GpuSpec& gpu, const std::string& precision,
+                       const KindEfficiency& efficiency) {
+  const double peak = peak_flops_per_s(gpu, precision);
+  const double compute_s = peak > 0 ? flops / (peak * efficiency.compute_efficiency) : 0;
+  const double memory_s =
+      gpu.memory_bandwidth_Bps > 0 ? memory_bytes / (gpu.memory_bandwidth_Bps * efficiency.memory_efficiency) : 0;
+  return std::max(compute_s, memory_s) + efficiency.launch_overhead_s;
+}
+
+double operator_time_s(const std::string& op_kind, double flops, double memory_bytes, const GpuSpec& gpu,
+                       const ComputeCostModel& model) {
+  return operator_time_s(flops, memory_bytes, gpu, model.precision, model.for_kind(op_kind));
+}
+
 double compute_duration_s(const Task& task, const GpuSpec& gpu, const ComputeCostModel& model) {
   if (task.duration_s >= 0) return task.duration_s * model.duration_scale;
-  double peak_flops = 0;
-  auto it = gpu.peak_flops_per_s.find(model.precision);
-  if (it != gpu.peak_flops_per_s.end()) peak_flops = it->second;
-  else
-    for (const auto& [precision, flops] : gpu.peak_flops_per_s) peak_flops = std::max(peak_flops, flops);
-  double compute_s = peak_flops > 0 ? task.flops / (peak_flops * model.compute_efficiency) : 0;
-  double memory_s = gpu.memory_bandwidth_Bps > 0 ? task.memory_bytes / (gpu.memory_bandwidth_Bps * model.memory_efficiency) : 0;
-  return std::max(compute_s, memory_s) + model.launch_overhead_s;
+  return operator_time_s(task.op_kind, task.flops, task.memory_bytes, gpu, model);
 }
 
 }  // namespace scalecast

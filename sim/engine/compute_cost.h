@@ -1,21 +1,50 @@
 // How long a compute task takes on the simulated GPU: its measured duration scaled by the
 // speed ratio between the traced GPU and this one, or (for tasks given as FLOPs and bytes)
 // the roofline max(flops / (peak * eff_compute), bytes / (mem_bw * eff_memory)) + launch
-// overhead of DESIGN.md "Modelling".
+// overhead of DESIGN.md "Modelling", with efficiencies per operator kind (conv, matmul, lstm,
+// ...) when the model has them: workloads/cost-model.yaml holds them per GPU family and
+// precision (sim/engine/cost_model_table.h reads it; workloads/README.md cites the sources).
 #pragma once
+
+#include <map>
+#include <string>
 
 #include "sim/platform/platform_spec.h"
 #include "sim/trace/execution_graph.h"
 
 namespace scalecast {
 
-struct ComputeCostModel {
-  double duration_scale = 1;          // traced durations are multiplied by this
+// The achieved fractions of a GPU's peaks for one kind of operator.
+struct KindEfficiency {
   double compute_efficiency = 0.5;    // achieved fraction of peak FLOP/s
   double memory_efficiency = 0.7;     // achieved fraction of peak memory bandwidth
-  double launch_overhead_s = 4e-6;    // per kernel launch on the GPU
-  std::string precision = "fp16";     // which peak_flops entry to use (falls back to the fastest listed)
+  double launch_overhead_s = 4e-6;    // per task (kernel launches and gaps between them)
 };
+
+struct ComputeCostModel {
+  double duration_scale = 1;          // traced durations are multiplied by this
+  double compute_efficiency = 0.5;    // for kinds not in per_kind (and tasks without op_kind)
+  double memory_efficiency = 0.7;
+  double launch_overhead_s = 4e-6;
+  std::string precision = "fp16";     // which peak_flops entry to use (falls back to the fastest listed)
+  std::map<std::string, KindEfficiency> per_kind;  // op_kind -> efficiencies; empty = one set for all
+
+  // The efficiencies a task of this kind gets: its own entry, else the defaults above.
+  KindEfficiency for_kind(const std::string& op_kind) const;
+};
+
+// The GPU's peak FLOP/s at a precision, falling back to the fastest precision it lists (0 when
+// it lists none).
+double peak_flops_per_s(const GpuSpec& gpu, const std::string& precision);
+
+// Roofline time of one operator task: max(flops / (peak * eff_compute), bytes / (bw * eff_memory))
+// + launch overhead. Placement and the hybrid simulator price StepTasks with this.
+double operator_time_s(double flops, double memory_bytes, const GpuSpec& gpu, const std::string& precision,
+                       const KindEfficiency& efficiency);
+
+// The same, with the efficiencies the model gives `op_kind`.
+double operator_time_s(const std::string& op_kind, double flops, double memory_bytes, const GpuSpec& gpu,
+                       const ComputeCostModel& model);
 
 double compute_duration_s(const Task& task, const GpuSpec& gpu, const ComputeCostModel& model);
 

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "sim/core/input_error.h"
+#include "sim/core/yaml_input.h"
 #include "sim/core/quantity_parse.h"
 
 namespace scalecast {
@@ -36,166 +37,7 @@ constexpr long long kMaxBondedLinks = 64;
 constexpr long long kMaxSwitchRadix = 65536;
 constexpr long long kMaxChannels = 1024;
 
-std::string trim(const std::string& text) {
-  size_t begin = 0, end = text.size();
-  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
-  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
-  return text.substr(begin, end - begin);
-}
-
-std::string join_path(const std::string& parent, const std::string& key) {
-  return parent.empty() ? key : parent + "." + key;
-}
-
-std::string join_words(const std::vector<std::string>& words) {
-  std::string joined;
-  for (const std::string& word : words) joined += (joined.empty() ? "" : ", ") + word;
-  return joined;
-}
-
-// A YAML value and where it sits: the file it came from, its dotted path and its line, so that
-// every complaint about it can say exactly where to look.
-class Field {
- public:
-  Field(const YAML::Node& node, const std::string& source, std::string path)
-      : node_(node), source_(&source), path_(std::move(path)) {
-    if (node.IsDefined()) line_ = node.Mark().line;  // Mark() throws on undefined nodes
-  }
-  Field(const Field&) = default;
-  // YAML::Node's assignment rewrites the node it refers to (it is not a value copy), so a
-  // Field, which only looks at the document, is never assigned.
-  Field& operator=(const Field&) = delete;
-
-  const YAML::Node& node() const { return node_; }
-  const std::string& path() const { return path_; }
-  const std::string& source() const { return *source_; }
-  bool is_null() const { return !node_.IsDefined() || node_.IsNull(); }
-
-  // The same place in the file under another path: used to report a missing child at the
-  // line of its parent.
-  Field with_path(const std::string& path) const {
-    Field moved = *this;
-    moved.path_ = path;
-    return moved;
-  }
-
-  // A field that is not there, as a child of this one: reported without a line number, since
-  // the parent's line would point at something else.
-  Field missing_child(const std::string& key) const {
-    Field missing = with_path(join_path(path_, key));
-    missing.line_ = -1;
-    return missing;
-  }
-
-  [[noreturn]] void fail(const std::string& problem) const {
-    std::string where = line_ >= 0 ? " (line " + std::to_string(line_ + 1) + ")" : "";
-    throw InputError(*source_, path_, problem + where);
-  }
-
-  std::string kind() const {
-    if (is_null()) return "nothing";
-    if (node_.IsMap()) return "a mapping";
-    if (node_.IsSequence()) return "a list";
-    return "'" + node_.Scalar() + "'";
-  }
-
-  // The elements of a list, each with its indexed path ("nics[2]").
-  std::vector<Field> items() const {
-    if (!node_.IsSequence()) fail("expected a list, got " + kind());
-    std::vector<Field> result;
-    for (size_t i = 0; i < node_.size(); ++i) {
-      result.emplace_back(node_[i], *source_, path_ + "[" + std::to_string(i) + "]");
-    }
-    return result;
-  }
-
- private:
-  YAML::Node node_;
-  const std::string* source_;
-  std::string path_;
-  int line_ = -1;
-};
-
-// The fields of one YAML mapping, checked against the names that section allows, so that a
-// typo ("bandwith") is an error rather than a silently ignored line.
-class MapReader {
- public:
-  MapReader(const Field& field, const std::vector<std::string>& allowed) : field_(field) {
-    if (!field.node().IsMap()) field.fail("expected a mapping of fields (name: value), got " + field.kind());
-    for (const auto& pair : field.node()) {
-      if (!pair.first.IsScalar()) {
-        Field(pair.first, field.source(), field.path()).fail("a field name must be a plain word");
-      }
-      const std::string key = pair.first.Scalar();
-      const Field at_key(pair.first, field.source(), join_path(field.path(), key));
-      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-        at_key.fail("unknown field; expected one of: " + join_words(allowed));
-      }
-      if (!fields_.emplace(key, Field(pair.second, field.source(), at_key.path())).second) {
-        at_key.fail("field given twice");
-      }
-    }
-  }
-
-  // Absent and explicitly empty ("nvlink:") both read as not given.
-  std::optional<Field> optional(const std::string& key) const {
-    auto it = fields_.find(key);
-    if (it == fields_.end() || it->second.is_null()) return std::nullopt;
-    return it->second;
-  }
-
-  Field required(const std::string& key) const {
-    auto it = fields_.find(key);
-    if (it == fields_.end()) field_.missing_child(key).fail("missing required field");
-    if (it->second.is_null()) it->second.fail("has no value");
-    return it->second;
-  }
-
-  bool has(const std::string& key) const { return optional(key).has_value(); }
-  const std::map<std::string, Field>& fields() const { return fields_; }
-  const Field& field() const { return field_; }
-
- private:
-  Field field_;
-  std::map<std::string, Field> fields_;
-};
-
-// ---- scalar values --------------------------------------------------------------------------
-
-std::string read_scalar(const Field& field) {
-  if (field.is_null()) field.fail("has no value");
-  if (!field.node().IsScalar()) field.fail("expected a single value, got " + field.kind());
-  return trim(field.node().Scalar());
-}
-
-std::string read_name(const Field& field) {
-  std::string text = read_scalar(field);
-  if (text.empty()) field.fail("must not be empty");
-  return text;
-}
-
-long long read_integer(const Field& field, long long min, long long max) {
-  const std::string text = read_scalar(field);
-  long long value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) {
-    field.fail("expected a whole number, got '" + text + "'");
-  }
-  if (value < min || value > max) {
-    field.fail("must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + text);
-  }
-  return value;
-}
-
-double read_number(const Field& field) {
-  const std::string text = read_scalar(field);
-  double value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
-    field.fail("expected a number, got '" + text + "'");
-  }
-  return value;
-}
+using namespace yaml;  // Field, MapReader, read_* (sim/core/yaml_input.h)
 
 using QuantityParser = std::optional<double> (*)(const std::string&);
 
@@ -553,26 +395,6 @@ PlatformSpec read_platform(const YAML::Node& root, const std::string& source) {
   return spec;
 }
 
-bool looks_like_path(const std::string& text) {
-  auto ends_with = [&](const std::string& suffix) {
-    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return text.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml");
-}
-
-std::string read_file(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code error;
-  if (!fs::exists(path, error)) throw InputError(path, "", "no such file");
-  if (fs::is_directory(path, error)) throw InputError(path, "", "is a folder, not a platform YAML file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot be opened (permissions?)");
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw InputError(path, "", "cannot be read");
-  return content.str();
-}
-
 }  // namespace
 
 std::optional<double> parse_flops_per_s(const std::string& raw) {
@@ -592,21 +414,6 @@ std::optional<double> parse_flops_per_s(const std::string& raw) {
   return std::nullopt;
 }
 
-namespace {
-
-YAML::Node load_yaml(const std::string& yaml_text, const std::string& source) {
-  try {
-    return YAML::Load(yaml_text);
-  } catch (const YAML::Exception& error) {
-    const std::string where = error.mark.is_null() ? ""
-                                                   : " at line " + std::to_string(error.mark.line + 1) + ", column " +
-                                                         std::to_string(error.mark.column + 1);
-    throw InputError(source, "", "YAML syntax error" + where + ": " + error.msg);
-  }
-}
-
-}  // namespace
-
 PlatformSpec parse_platform_yaml(const std::string& yaml_text, const std::string& source) {
   const YAML::Node root = load_yaml(yaml_text, source);
   try {
@@ -624,16 +431,7 @@ std::string platform_presets_dir() {
   return std::string(SCALECAST_SOURCE_DIR) + "/platforms";
 }
 
-std::vector<std::string> platform_presets() {
-  namespace fs = std::filesystem;
-  std::vector<std::string> names;
-  std::error_code error;
-  for (fs::directory_iterator it(platform_presets_dir(), error), end; !error && it != end; it.increment(error)) {
-    if (it->path().extension() == ".yaml") names.push_back(it->path().stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> platform_presets() { return yaml_files_in(platform_presets_dir()); }
 
 PlatformSpec load_platform(const std::string& path_or_preset) {
   std::string path = path_or_preset;
@@ -645,7 +443,7 @@ PlatformSpec load_platform(const std::string& path_or_preset) {
       throw InputError(path_or_preset, "", "not a file and not a platform preset; available presets: " + available);
     }
   }
-  return parse_platform_yaml(read_file(path), path);
+  return parse_platform_yaml(read_text_file(path, "a platform YAML file"), path);
 }
 
 }  // namespace scalecast

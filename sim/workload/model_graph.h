@@ -16,7 +16,28 @@ struct Operator {
   double activation_bytes_per_sample = 0;    // its output, sent along every out-edge
   double parameter_bytes = 0;                // weights (their gradients are as large)
   std::vector<int> inputs;                   // indices of earlier operators it reads
+  // Bytes per sample an operator without inputs reads from the data loader (images, token ids):
+  // memory traffic for the roofline only, never sent between GPUs.
+  double input_bytes_per_sample = 0;
+  // Bytes per sample each input edge carries, parallel to `inputs`; empty: every edge carries
+  // the producer's activation_bytes_per_sample. (An unrolled LSTM chunk passes only its (h, c)
+  // state to the next chunk of its layer, not its whole output.)
+  std::vector<double> input_edge_bytes_per_sample;
+  // Index of the operator whose weights this one uses (a later time chunk of the same LSTM
+  // layer, a language-model head tied to the embedding); -1: none. Such an operator has
+  // parameter_bytes 0 (the weights are counted once, at the owner) but computes a weight
+  // gradient, accumulated into the owner's. Placement should keep it with its owner.
+  int shares_parameters_of = -1;
+  // > 0 for a sparse weight gradient (embedding lookups, sampled softmax): the bytes of gradient
+  // rows one sample touches. What DP exchanges per step is then gradient_bytes(op, batch), not
+  // the full parameter_bytes.
+  double sparse_gradient_bytes_per_sample = 0;
 };
+
+
+// The operator the loader appends when a file declares none: it reads every operator nobody
+// else reads (the model's outputs) and starts the backward pass.
+inline constexpr const char* kLossKind = "loss";
 
 // Epochs to the target metric as a function of the global batch: McCandlish et al.'s
 // E_min * (1 + B / B_crit), or a measured (batch, epochs) table interpolated log-log.
@@ -24,7 +45,12 @@ struct StatisticalEfficiency {
   double min_epochs = 0;
   double critical_batch = 0;
   std::vector<std::pair<double, double>> measured;  // (global batch, epochs), sorted by batch
+  // Model: min_epochs * (1 + B / critical_batch). Table (when `measured` is not empty): linear
+  // interpolation of log(epochs) over log(B); outside the table, the end segment's slope is
+  // extended (clamped to >= 0 on the right, so epochs never fall as B grows, and to 0 on the
+  // left: below the smallest measured batch, epochs stay at the first point's value).
   double epochs(double global_batch) const;
+  std::string source;  // where the numbers come from (free text, shown in reports)
 };
 
 struct ModelGraph {
@@ -39,8 +65,35 @@ struct ModelGraph {
   StatisticalEfficiency statistical_efficiency;
 };
 
+// Bytes per sample that input k of operator `op` carries (see input_edge_bytes_per_sample).
+double input_edge_bytes(const ModelGraph& model, int op, size_t k);
+// The weight bytes an operator reads and updates: its own, or its owner's when it shares them.
+double weight_bytes_used(const ModelGraph& model, int op);
+// The weight gradient a worker with `batch` samples per step exchanges for this operator: 0 for
+// an operator sharing another's weights (counted at the owner), min(sparse rows * batch,
+// parameter_bytes) for a sparse gradient, else parameter_bytes.
+double gradient_bytes(const Operator& op, double batch);
+
 // Reads a workload YAML file, or a preset name (the file workloads/<name>.yaml). Throws
 // InputError naming the file and field on bad input (cycles, unknown inputs, negative costs).
+// A text with a '/' or ending in .yaml/.yml is a path; otherwise the preset workloads/<name>.yaml
+// (the folder is $SCALECAST_WORKLOADS_DIR when set, else workloads/ in the source tree).
 ModelGraph load_model_graph(const std::string& path_or_preset);
+
+// Parses YAML text; `source` names it in error messages and is stored in ModelGraph::source.
+ModelGraph parse_model_graph_yaml(const std::string& yaml_text, const std::string& source);
+
+// The presets folder in use and the preset names in it (sorted, without ".yaml"; files whose
+// name starts with "cost-model" are not workloads and are left out).
+std::string workload_presets_dir();
+std::vector<std::string> workload_presets();
+
+// Sums over operators, per sample (forward FLOPs) and in total (parameter bytes).
+double forward_flops_per_sample(const ModelGraph& model);
+double parameter_bytes(const ModelGraph& model);
+
+// Time to train on `global_batch` samples per step taking `step_time_s` each:
+// epochs(B) * dataset_samples / B * step_time_s.
+double time_to_train_s(const ModelGraph& model, double global_batch, double step_time_s);
 
 }  // namespace scalecast

@@ -1,0 +1,110 @@
+#include "sim/core/yaml_input.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace scalecast::yaml {
+
+std::string trim(const std::string& text) {
+  size_t begin = 0, end = text.size();
+  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+  return text.substr(begin, end - begin);
+}
+
+std::string join_path(const std::string& parent, const std::string& key) {
+  return parent.empty() ? key : parent + "." + key;
+}
+
+std::string join_words(const std::vector<std::string>& words) {
+  std::string joined;
+  for (const std::string& word : words) joined += (joined.empty() ? "" : ", ") + word;
+  return joined;
+}
+
+
+std::string read_scalar(const Field& field) {
+  if (field.is_null()) field.fail("has no value");
+  if (!field.node().IsScalar()) field.fail("expected a single value, got " + field.kind());
+  return trim(field.node().Scalar());
+}
+
+std::string read_name(const Field& field) {
+  std::string text = read_scalar(field);
+  if (text.empty()) field.fail("must not be empty");
+  return text;
+}
+
+long long read_integer(const Field& field, long long min, long long max) {
+  const std::string text = read_scalar(field);
+  long long value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) {
+    field.fail("expected a whole number, got '" + text + "'");
+  }
+  if (value < min || value > max) {
+    field.fail("must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + text);
+  }
+  return value;
+}
+
+double read_number(const Field& field) {
+  const std::string text = read_scalar(field);
+  double value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
+    field.fail("expected a number, got '" + text + "'");
+  }
+  return value;
+}
+
+YAML::Node load_yaml(const std::string& yaml_text, const std::string& source) {
+  try {
+    return YAML::Load(yaml_text);
+  } catch (const YAML::Exception& error) {
+    const std::string where = error.mark.is_null() ? ""
+                                                   : " at line " + std::to_string(error.mark.line + 1) + ", column " +
+                                                         std::to_string(error.mark.column + 1);
+    throw InputError(source, "", "YAML syntax error" + where + ": " + error.msg);
+  }
+}
+
+
+bool looks_like_path(const std::string& text) {
+  auto ends_with = [&](const std::string& suffix) {
+    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return text.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml");
+}
+
+std::string read_text_file(const std::string& path, const std::string& what) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!fs::exists(path, error)) throw InputError(path, "", "no such file");
+  if (fs::is_directory(path, error)) throw InputError(path, "", "is a folder, not " + what);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot be opened (permissions?)");
+  std::ostringstream content;
+  content << in.rdbuf();
+  if (in.bad()) throw InputError(path, "", "cannot be read");
+  return content.str();
+}
+
+
+std::vector<std::string> yaml_files_in(const std::string& folder) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> names;
+  std::error_code error;
+  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+    if (it->path().extension() == ".yaml") names.push_back(it->path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace scalecast::yaml

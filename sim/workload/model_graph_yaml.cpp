@@ -1,0 +1,373 @@
+// Reading a workload YAML file (workloads/SCHEMA.md) into a ModelGraph. Everything is checked
+// here (unknown keys, types, non-negative costs, inputs naming real operators, no cycles), so
+// training_graph and placement can trust the graph they get.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <queue>
+#include <set>
+
+#include "sim/core/input_error.h"
+#include "sim/core/yaml_input.h"
+#include "sim/workload/model_graph.h"
+
+namespace scalecast {
+
+namespace {
+
+using namespace yaml;
+
+// Bounds that only guard against absurd input.
+constexpr long long kMaxBatchPerGpu = 1 << 24;
+constexpr size_t kMaxOperators = 1000000;
+
+const std::vector<std::string> kPrecisions = {"fp32", "tf32", "fp16", "bf16", "fp8"};
+
+// Bytes of one activation value at a precision: sizes the generated loss operator's logits.
+double bytes_per_value(const std::string& precision) {
+  if (precision == "fp8") return 1;
+  if (precision == "fp16" || precision == "bf16") return 2;
+  return 4;  // fp32, and tf32 (stored as fp32)
+}
+
+// Softmax cross-entropy per logit: max, subtract, exp, sum, log and the label pick: about 5
+// FLOPs and the logits read once (a memory-bound kernel; the exact count hardly matters).
+constexpr double kLossFlopsPerLogit = 5;
+
+double read_non_negative(const Field& field) {
+  const double value = read_number(field);
+  if (value < 0) field.fail("must not be negative, got " + read_scalar(field));
+  return value;
+}
+
+double read_positive(const Field& field) {
+  const double value = read_number(field);
+  if (value <= 0) field.fail("must be positive, got " + read_scalar(field));
+  return value;
+}
+
+StatisticalEfficiency read_statistical_efficiency(const Field& field) {
+  MapReader map(field, {"min_epochs", "critical_batch", "measured", "source"});
+  StatisticalEfficiency efficiency;
+  if (auto source = map.optional("source")) efficiency.source = read_name(*source);
+  const bool has_model = map.has("min_epochs") || map.has("critical_batch");
+  if (auto measured = map.optional("measured")) {
+    if (has_model)
+      measured->fail("give either min_epochs and critical_batch (the model) or measured (a table), not both");
+    double previous_batch = 0;
+    for (const Field& row : measured->items()) {
+      if (!row.node().IsSequence() || row.node().size() != 2)
+        row.fail("expected [global_batch, epochs], got " + row.kind());
+      const std::vector<Field> parts = row.items();
+      const double batch = read_positive(parts[0].with_path(row.path() + ".global_batch"));
+      const double epochs = read_positive(parts[1].with_path(row.path() + ".epochs"));
+      if (batch <= previous_batch) row.fail("global batches must increase from one row to the next");
+      previous_batch = batch;
+      efficiency.measured.emplace_back(batch, epochs);
+    }
+    if (efficiency.measured.empty()) measured->fail("must hold at least one [global_batch, epochs] row");
+    return efficiency;
+  }
+  efficiency.min_epochs = read_positive(map.required("min_epochs"));
+  efficiency.critical_batch = read_positive(map.required("critical_batch"));
+  return efficiency;
+}
+
+struct OperatorEntry {
+  Operator op;
+  std::vector<std::string> input_names;
+  std::vector<Field> input_fields;
+  std::vector<double> edge_bytes;  // per input; < 0: the producer's activation bytes
+  std::string shares_name;         // shares_parameters_of, unresolved
+  std::optional<Field> shares_field;
+};
+
+OperatorEntry read_operator(const Field& field) {
+  MapReader map(field, {"name", "kind", "flops_per_sample", "activation_bytes_per_sample", "parameter_bytes",
+                        "input_bytes_per_sample", "inputs", "shares_parameters_of",
+                        "sparse_gradient_bytes_per_sample"});
+  OperatorEntry entry;
+  Operator& op = entry.op;
+  op.name = read_name(map.required("name"));
+  op.kind = read_name(map.required("kind"));
+  op.flops_per_sample = read_non_negative(map.required("flops_per_sample"));
+  op.activation_bytes_per_sample = read_non_negative(map.required("activation_bytes_per_sample"));
+  if (auto params = map.optional("parameter_bytes")) op.parameter_bytes = read_non_negative(*params);
+  if (auto inputs = map.optional("inputs")) {
+    for (const Field& item : inputs->items()) {
+      // An input is an operator name, or {name: producer, bytes_per_sample: what the edge carries}.
+      std::optional<MapReader> edge;
+      double edge_bytes = -1;
+      if (item.node().IsMap()) {
+        edge.emplace(item, std::vector<std::string>{"name", "bytes_per_sample"});
+        edge_bytes = read_non_negative(edge->required("bytes_per_sample"));
+      }
+      const Field input = edge ? edge->required("name") : item;
+      const std::string name = read_name(input);
+      if (std::find(entry.input_names.begin(), entry.input_names.end(), name) != entry.input_names.end())
+        input.fail("operator '" + name + "' is listed twice");
+      entry.input_names.push_back(name);
+      entry.input_fields.push_back(input);
+      entry.edge_bytes.push_back(edge_bytes);
+    }
+  }
+  if (auto shares = map.optional("shares_parameters_of")) {
+    entry.shares_name = read_name(*shares);
+    entry.shares_field.emplace(*shares);
+    if (op.parameter_bytes > 0)
+      shares->fail("an operator using another's weights has parameter_bytes 0 (they are counted at the owner)");
+  }
+  if (auto sparse = map.optional("sparse_gradient_bytes_per_sample"))
+    op.sparse_gradient_bytes_per_sample = read_non_negative(*sparse);
+  if (auto input_bytes = map.optional("input_bytes_per_sample")) {
+    if (!entry.input_names.empty())
+      input_bytes->fail("only an operator without inputs reads from the data loader; this one has inputs");
+    op.input_bytes_per_sample = read_non_negative(*input_bytes);
+  }
+  return entry;
+}
+
+// One cycle among operators that Kahn's algorithm could not order, as "a -> b -> a": follow
+// inputs that are still unordered until an operator repeats.
+std::vector<int> find_cycle(const std::vector<std::vector<int>>& inputs, const std::vector<bool>& ordered) {
+  int start = 0;
+  while (ordered[start]) ++start;
+  std::vector<int> path;
+  std::map<int, size_t> position;
+  int at = start;
+  while (!position.count(at)) {
+    position[at] = path.size();
+    path.push_back(at);
+    for (int input : inputs[at])
+      if (!ordered[input]) {
+        at = input;
+        break;
+      }
+  }
+  std::vector<int> cycle(path.begin() + position[at], path.end());
+  std::reverse(cycle.begin(), cycle.end());  // data-flow direction: producer -> consumer
+  cycle.push_back(cycle.front());
+  return cycle;
+}
+
+// Resolves input names and orders the operators topologically, keeping the file's order where
+// the edges allow (the smallest file index among the ready operators goes first).
+std::vector<Operator> order_operators(std::vector<OperatorEntry>& entries, const Field& list) {
+  const int n = static_cast<int>(entries.size());
+  std::map<std::string, int> index;
+  for (int i = 0; i < n; ++i) index[entries[i].op.name] = i;
+  std::vector<std::vector<int>> inputs(n), consumers(n);
+  for (int i = 0; i < n; ++i)
+    for (size_t k = 0; k < entries[i].input_names.size(); ++k) {
+      auto it = index.find(entries[i].input_names[k]);
+      if (it == index.end()) entries[i].input_fields[k].fail("unknown operator '" + entries[i].input_names[k] + "'");
+      inputs[i].push_back(it->second);
+      consumers[it->second].push_back(i);
+    }
+  std::vector<int> waiting(n);
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+  for (int i = 0; i < n; ++i)
+    if ((waiting[i] = static_cast<int>(inputs[i].size())) == 0) ready.push(i);
+  std::vector<int> order;
+  std::vector<bool> ordered(n, false);
+  while (!ready.empty()) {
+    int i = ready.top();
+    ready.pop();
+    order.push_back(i);
+    ordered[i] = true;
+    for (int c : consumers[i])
+      if (--waiting[c] == 0) ready.push(c);
+  }
+  if (static_cast<int>(order.size()) < n) {
+    const std::vector<int> cycle = find_cycle(inputs, ordered);
+    std::string names;
+    for (int i : cycle) names += (names.empty() ? "" : " -> ") + entries[i].op.name;
+    const int first = *std::min_element(cycle.begin(), cycle.end());
+    const Field at = list.items()[first];
+    at.with_path(at.path() + ".inputs").fail("the operators form a cycle: " + names + "; a dataflow graph must be acyclic");
+  }
+  std::vector<int> new_index(n);
+  for (int k = 0; k < n; ++k) new_index[order[k]] = k;
+  std::vector<Operator> result;
+  for (int i : order) {
+    Operator op = entries[i].op;
+    for (int input : inputs[i]) op.inputs.push_back(new_index[input]);
+    bool any_edge_bytes = false;
+    for (double bytes : entries[i].edge_bytes) any_edge_bytes = any_edge_bytes || bytes >= 0;
+    if (any_edge_bytes)
+      for (size_t k = 0; k < inputs[i].size(); ++k)
+        op.input_edge_bytes_per_sample.push_back(entries[i].edge_bytes[k] >= 0
+                                                     ? entries[i].edge_bytes[k]
+                                                     : entries[inputs[i][k]].op.activation_bytes_per_sample);
+    if (entries[i].shares_field) {
+      auto it = index.find(entries[i].shares_name);
+      const Field& at = *entries[i].shares_field;
+      if (it == index.end()) at.fail("unknown operator '" + entries[i].shares_name + "'");
+      const OperatorEntry& owner = entries[it->second];
+      if (it->second == i) at.fail("an operator cannot share its own weights");
+      if (owner.shares_field || owner.op.parameter_bytes <= 0)
+        at.fail("operator '" + owner.op.name + "' does not own weights (parameter_bytes 0 or shares another's)");
+      op.shares_parameters_of = new_index[it->second];
+    }
+    result.push_back(std::move(op));
+  }
+  return result;
+}
+
+// Operators nobody reads: the model's outputs.
+std::vector<int> sinks_of(const std::vector<Operator>& ops) {
+  std::vector<bool> read(ops.size(), false);
+  for (const Operator& op : ops)
+    for (int input : op.inputs) read[input] = true;
+  std::vector<int> sinks;
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (!read[i]) sinks.push_back(static_cast<int>(i));
+  return sinks;
+}
+
+// Appends the loss when the file declares none; when it declares one, every output must feed it
+// (an output that reaches no loss would get no gradient).
+void add_or_check_loss(ModelGraph& model, const Field& list) {
+  std::vector<int> losses;
+  for (size_t i = 0; i < model.operators.size(); ++i)
+    if (model.operators[i].kind == kLossKind) losses.push_back(static_cast<int>(i));
+  const std::vector<int> sinks = sinks_of(model.operators);
+  if (losses.size() > 1) list.fail("declares " + std::to_string(losses.size()) + " operators of kind loss; at most one");
+  if (losses.size() == 1) {
+    for (int sink : sinks)
+      if (sink != losses[0])
+        list.fail("operator '" + model.operators[sink].name +
+                  "' is read by no other operator and is not the loss: its output would get no gradient");
+    return;
+  }
+  Operator loss;
+  loss.name = "loss";
+  for (const Operator& op : model.operators)
+    if (op.name == loss.name) loss.name = "training_loss";
+  loss.kind = kLossKind;
+  double logits_bytes = 0;
+  for (int sink : sinks) {
+    loss.inputs.push_back(sink);
+    logits_bytes += model.operators[sink].activation_bytes_per_sample;
+  }
+  const double value_bytes = bytes_per_value(model.precision);
+  loss.flops_per_sample = kLossFlopsPerLogit * logits_bytes / value_bytes;
+  loss.activation_bytes_per_sample = value_bytes;  // one scalar per sample
+  model.operators.push_back(std::move(loss));
+}
+
+ModelGraph read_model_graph(const YAML::Node& root, const std::string& source) {
+  const Field document(root, source, "");
+  if (document.is_null()) document.fail("is empty; expected a workload description (name, operators, ...)");
+  MapReader top(document, {"name", "description", "precision", "batch_per_gpu", "state_bytes_per_parameter_byte",
+                           "dataset", "target_metric", "statistical_efficiency", "operators"});
+  ModelGraph model;
+  model.source = source;
+  model.name = read_name(top.required("name"));
+  if (auto description = top.optional("description")) read_name(*description);
+  if (auto precision = top.optional("precision")) {
+    model.precision = read_name(*precision);
+    if (std::find(kPrecisions.begin(), kPrecisions.end(), model.precision) == kPrecisions.end())
+      precision->fail("unknown precision '" + model.precision + "'; expected one of: " + join_words(kPrecisions));
+  }
+  model.batch_per_gpu = static_cast<int>(read_integer(top.required("batch_per_gpu"), 1, kMaxBatchPerGpu));
+  if (auto state = top.optional("state_bytes_per_parameter_byte"))
+    model.state_bytes_per_parameter_byte = read_positive(*state);
+  {
+    MapReader dataset(top.required("dataset"), {"name", "samples"});
+    if (auto name = dataset.optional("name")) read_name(*name);
+    model.dataset_samples = read_positive(dataset.required("samples"));
+  }
+  model.target_metric = read_name(top.required("target_metric"));
+  model.statistical_efficiency = read_statistical_efficiency(top.required("statistical_efficiency"));
+
+  const Field list = top.required("operators");
+  std::vector<OperatorEntry> entries;
+  std::map<std::string, size_t> seen;
+  for (const Field& item : list.items()) {
+    if (entries.size() >= kMaxOperators) item.fail("too many operators (at most " + std::to_string(kMaxOperators) + ")");
+    OperatorEntry entry = read_operator(item);
+    if (auto [it, fresh] = seen.emplace(entry.op.name, entries.size()); !fresh)
+      item.with_path(item.path() + ".name")
+          .fail("operator name '" + entry.op.name + "' is already used by operators[" + std::to_string(it->second) + "]");
+    entries.push_back(std::move(entry));
+  }
+  if (entries.empty()) list.fail("must list at least one operator");
+  model.operators = order_operators(entries, list);
+  add_or_check_loss(model, list);
+  return model;
+}
+
+}  // namespace
+
+ModelGraph parse_model_graph_yaml(const std::string& yaml_text, const std::string& source) {
+  const YAML::Node root = load_yaml(yaml_text, source);
+  try {
+    return read_model_graph(root, source);
+  } catch (const YAML::Exception& error) {
+    // Every access above checks the node's type first; a last guard so that odd YAML is
+    // reported as bad input, never as a crash.
+    throw InputError(source, "", std::string("unreadable YAML structure: ") + error.what());
+  }
+}
+
+std::string workload_presets_dir() {
+  const char* override_dir = std::getenv("SCALECAST_WORKLOADS_DIR");
+  if (override_dir && *override_dir) return override_dir;
+  return std::string(SCALECAST_SOURCE_DIR) + "/workloads";
+}
+
+std::vector<std::string> workload_presets() {
+  std::vector<std::string> names;
+  for (const std::string& name : yaml_files_in(workload_presets_dir()))
+    if (name.rfind("cost-model", 0) != 0) names.push_back(name);
+  return names;
+}
+
+ModelGraph load_model_graph(const std::string& path_or_preset) {
+  std::string path = path_or_preset;
+  if (!looks_like_path(path_or_preset) && !std::filesystem::is_regular_file(path_or_preset)) {
+    path = workload_presets_dir() + "/" + path_or_preset + ".yaml";
+    if (!std::filesystem::is_regular_file(path) || path_or_preset.rfind("cost-model", 0) == 0) {
+      const std::vector<std::string> presets = workload_presets();
+      const std::string available = presets.empty() ? "none found in " + workload_presets_dir() : join_words(presets);
+      throw InputError(path_or_preset, "", "not a file and not a workload preset; available presets: " + available);
+    }
+  }
+  return parse_model_graph_yaml(read_text_file(path, "a workload YAML file"), path);
+}
+
+double input_edge_bytes(const ModelGraph& model, int op, size_t k) {
+  const Operator& o = model.operators[op];
+  if (k < o.input_edge_bytes_per_sample.size()) return o.input_edge_bytes_per_sample[k];
+  return model.operators[o.inputs[k]].activation_bytes_per_sample;
+}
+
+double weight_bytes_used(const ModelGraph& model, int op) {
+  const Operator& o = model.operators[op];
+  return o.shares_parameters_of >= 0 ? model.operators[o.shares_parameters_of].parameter_bytes : o.parameter_bytes;
+}
+
+double gradient_bytes(const Operator& op, double batch) {
+  if (op.sparse_gradient_bytes_per_sample > 0)
+    return std::min(op.sparse_gradient_bytes_per_sample * batch, op.parameter_bytes);
+  return op.parameter_bytes;
+}
+
+double forward_flops_per_sample(const ModelGraph& model) {
+  double total = 0;
+  for (const Operator& op : model.operators) total += op.flops_per_sample;
+  return total;
+}
+
+double parameter_bytes(const ModelGraph& model) {
+  double total = 0;
+  for (const Operator& op : model.operators) total += op.parameter_bytes;
+  return total;
+}
+
+}  // namespace scalecast

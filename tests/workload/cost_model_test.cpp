@@ -1,0 +1,153 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "sim/core/input_error.h"
+#include "sim/engine/compute_cost.h"
+#include "sim/engine/cost_model_fit.h"
+#include "sim/engine/cost_model_table.h"
+
+namespace scalecast {
+namespace {
+
+GpuSpec test_gpu(const std::string& model = "TestGPU-X100") {
+  GpuSpec gpu;
+  gpu.model = model;
+  gpu.peak_flops_per_s = {{"fp32", 10e12}, {"tf32", 80e12}, {"fp16", 100e12}};
+  gpu.memory_bandwidth_Bps = 1e12;
+  return gpu;
+}
+
+const std::string kTable = R"(families:
+  - family: X100
+    match: [X100]
+    precisions:
+      fp32:
+        peak: tf32
+        default: {compute_efficiency: 0.5, memory_efficiency: 0.8, launch_overhead: 5us}
+        kinds:
+          conv: {compute_efficiency: 0.25}
+          lstm: {memory_efficiency: 0.4, launch_overhead: 0}
+)";
+
+TEST(CostModel, RooflineWithPerKindEfficiencies) {
+  const ComputeCostModel model = compute_cost_model_for(parse_cost_model_yaml(kTable, "cm.yaml"), test_gpu(), "fp32");
+  EXPECT_EQ(model.precision, "tf32");
+  // conv: 1 TFLOP at 80 TFLOP/s * 0.25 = 50 ms, bytes negligible, + 5 us.
+  EXPECT_NEAR(operator_time_s("conv", 1e12, 1e6, test_gpu(), model), 0.05 + 5e-6, 1e-12);
+  // Unknown kind: defaults. 1 TFLOP at 40 TFLOP/s = 25 ms.
+  EXPECT_NEAR(operator_time_s("mystery", 1e12, 1e6, test_gpu(), model), 0.025 + 5e-6, 1e-12);
+  // lstm inherits compute 0.5, memory 0.4, no overhead: 8 GB at 400 GB/s = 20 ms (memory-bound).
+  EXPECT_NEAR(operator_time_s("lstm", 1e9, 8e9, test_gpu(), model), 0.02, 1e-12);
+  // Tasks priced through compute_duration_s use the same rule; measured durations stay measured.
+  Task task;
+  task.duration_s = -1;
+  task.op_kind = "conv";
+  task.flops = 1e12;
+  EXPECT_NEAR(compute_duration_s(task, test_gpu(), model), 0.05 + 5e-6, 1e-12);
+  task.duration_s = 0.003;
+  EXPECT_EQ(compute_duration_s(task, test_gpu(), model), 0.003);
+}
+
+TEST(CostModel, UncalibratedGpuOrPrecisionIsAnInputError) {
+  const CostModelTable table = parse_cost_model_yaml(kTable, "cm.yaml");
+  try {
+    compute_cost_model_for(table, test_gpu("OtherGPU"), "fp32");
+    FAIL();
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.source(), "cm.yaml");
+    EXPECT_NE(std::string(error.what()).find("OtherGPU"), std::string::npos);
+  }
+  EXPECT_THROW(compute_cost_model_for(table, test_gpu(), "fp16"), InputError);
+}
+
+TEST(CostModel, TableIsReadStrictly) {
+  auto field_of = [](const std::string& text) {
+    try {
+      parse_cost_model_yaml(text, "cm.yaml");
+    } catch (const InputError& error) {
+      return error.field();
+    }
+    return std::string("(no error)");
+  };
+  auto with = [](const std::string& from, const std::string& to) {
+    std::string text = kTable;
+    return text.replace(text.find(from), from.size(), to);
+  };
+  EXPECT_EQ(field_of(with("compute_efficiency: 0.25", "compute_efficiency: 1.5")),
+            "families[0].precisions.fp32.kinds.conv.compute_efficiency");
+  EXPECT_EQ(field_of(with("memory_efficiency: 0.8", "memory_eff: 0.8")), "families[0].precisions.fp32.default.memory_eff");
+  EXPECT_EQ(field_of(with("launch_overhead: 5us", "launch_overhead: 5")), "families[0].precisions.fp32.default.launch_overhead");
+}
+
+TEST(CostModel, ShippedTableCoversThePlatformGpus) {
+  const CostModelTable table = load_cost_model_table();
+  for (const std::string model : {"V100-SXM2-32GB", "A100-SXM4-40GB", "A100-PCIe-40GB", "H100-SXM5-80GB"})
+    for (const std::string precision : {"fp32", "fp16"}) {
+      const ComputeCostModel m = compute_cost_model_for(table, test_gpu(model), precision);
+      EXPECT_GT(m.compute_efficiency, 0) << model << " " << precision;
+      EXPECT_FALSE(m.per_kind.empty()) << model << " " << precision;
+    }
+}
+
+// A trace whose tasks ran at known efficiencies: the fit recovers them.
+TEST(CostModelFit, RecoversEfficienciesFromATrace) {
+  const GpuSpec gpu = test_gpu();
+  ComputeCostModel prior;
+  prior.precision = "fp32";
+  prior.launch_overhead_s = 2e-6;
+  RankProgram program;
+  auto add = [&](const std::string& kind, double flops, double bytes, double seconds) {
+    Task t;
+    t.kind = TaskKind::compute;
+    t.op_kind = kind;
+    t.flops = flops;
+    t.memory_bytes = bytes;
+    t.duration_s = seconds + 2e-6;
+    program.tasks.push_back(t);
+  };
+  // conv at 30% of 10 TFLOP/s: 3e9 FLOP take 1 ms, 6e9 take 2 ms.
+  add("conv", 3e9, 1e6, 1e-3);
+  add("conv", 6e9, 1e6, 2e-3);
+  // elementwise at 60% of 1 TB/s: 6e8 bytes in 1 ms.
+  add("elementwise", 1e6, 6e8, 1e-3);
+  // a task without op_kind or duration is ignored
+  add("", 1e12, 0, 1e-3);
+  ExecutionGraph trace;
+  trace.programs.push_back(program);
+  const auto fits = fit_kind_efficiencies(trace, gpu, prior);
+  ASSERT_EQ(fits.size(), 2u);
+  EXPECT_NEAR(fits.at("conv").efficiency.compute_efficiency, 0.3, 1e-9);
+  EXPECT_EQ(fits.at("conv").compute_bound_tasks, 2);
+  EXPECT_EQ(fits.at("conv").efficiency.memory_efficiency, prior.memory_efficiency);  // no memory-bound conv
+  EXPECT_NEAR(fits.at("elementwise").efficiency.memory_efficiency, 0.6, 1e-9);
+  EXPECT_EQ(fits.at("elementwise").memory_bound_tasks, 1);
+  EXPECT_FALSE(fits.at("conv").clamped);
+  // Round trip: the fitted model prices the trace's tasks at their measured durations.
+  ComputeCostModel fitted = prior;
+  for (const auto& [kind, fit] : fits) fitted.per_kind[kind] = fit.efficiency;
+  for (size_t i = 0; i < 3; ++i) {
+    Task priced = program.tasks[i];
+    priced.duration_s = -1;
+    EXPECT_NEAR(compute_duration_s(priced, gpu, fitted), program.tasks[i].duration_s, 1e-9);
+  }
+}
+
+TEST(CostModelFit, FasterThanPeakIsClampedAndFlagged) {
+  ComputeCostModel prior;
+  prior.precision = "fp32";
+  RankProgram program;
+  Task t;
+  t.op_kind = "matmul";
+  t.flops = 1e11;  // 10 ms at peak, measured 5 ms
+  t.duration_s = 5e-3 + prior.launch_overhead_s;
+  program.tasks.push_back(t);
+  ExecutionGraph trace;
+  trace.programs.push_back(program);
+  const KindFit fit = fit_kind_efficiencies(trace, test_gpu(), prior).at("matmul");
+  EXPECT_TRUE(fit.clamped);
+  EXPECT_EQ(fit.efficiency.compute_efficiency, 1);
+}
+
+}  // namespace
+}  // namespace scalecast

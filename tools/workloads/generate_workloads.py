@@ -1,0 +1,481 @@
+#!/usr/bin/env python3
+"""Writes the workload presets (workloads/*.yaml) from the architectures they describe.
+
+    tools/workloads/generate_workloads.py            # rewrites workloads/*.yaml and workloads/calibration/
+    tools/workloads/generate_workloads.py --check    # exits 1 when a committed file differs
+
+Every number a preset carries is computed here from the architecture (layer shapes, sequence
+lengths, vocabulary) or copied from the table STATISTICAL_EFFICIENCY below; workloads/README.md
+explains each and cites its source. Counting conventions (workloads/SCHEMA.md):
+  * FLOPs = 2 x multiply-accumulates of the forward pass, per sample;
+  * activation bytes = the operator's output at the preset's precision (4 B fp32, 2 B fp16);
+  * parameter bytes = weights at 4 B each (fp32 master weights and gradients, also under mixed
+    precision, as PyTorch AMP and TensorFlow keep them);
+  * a convolution operator is conv + batch norm + ReLU (one fused unit of work; the batch norm's
+    two parameters per channel are counted), as in torchvision's BasicConv2d.
+"""
+
+import argparse
+import math
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PARAM_BYTES = 4
+
+# Epochs to target per global batch; sources and derivations in workloads/README.md.
+STATISTICAL_EFFICIENCY = {
+    "imagenet": {
+        "min_epochs": 86.2,
+        "critical_batch": 10000,
+        "source": "Szegedy et al. 2016 (100 epochs at global batch 1600 for Inception-V3) with "
+                  "B_crit = 1e4, the order McCandlish et al. 2018 report for ImageNet; "
+                  "workloads/README.md#imagenet",
+    },
+    "wmt16": {
+        "min_epochs": 4.0,
+        "critical_batch": 2048,
+        "source": "NVIDIA DeepLearningExamples GNMT v2 (6 epochs at global batch 1024 to BLEU 24.4) "
+                  "with B_crit = 2048 sentence pairs (assumed, see workloads/README.md#wmt16)",
+    },
+    "lm1b": {
+        "min_epochs": 5.0,
+        "critical_batch": 5000,
+        "source": "E_min assumed (Jozefowicz et al. 2016 train a few epochs); B_crit ~ 1e5 tokens = "
+                  "5000 sequences of 20, the order McCandlish et al. 2018 report for Billion Word; "
+                  "workloads/README.md#lm1b",
+    },
+    "openwebtext": {
+        "min_epochs": 0.83,
+        "critical_batch": 1050,
+        "source": "Kaplan et al. 2020 scaling laws at loss 3.0 nats for 302 M non-embedding "
+                  "parameters: B_crit = 2e8 / 3.0^(1/0.21) tokens, E_min = S_min * B_crit; "
+                  "workloads/README.md#openwebtext",
+    },
+}
+
+
+class Graph:
+    """Operators in the order they are added (each reads only earlier ones)."""
+
+    def __init__(self, value_bytes):
+        self.ops = []
+        self.names = set()
+        self.value_bytes = value_bytes
+
+    def add(self, name, kind, flops, act_values, params=0, inputs=(), input_bytes=None, shares=None,
+            sparse=None):
+        assert name not in self.names, name
+        for i in inputs:
+            n = i if isinstance(i, str) else i["name"]
+            assert n in self.names, (name, n)
+        self.names.add(name)
+        op = {"name": name, "kind": kind, "flops_per_sample": flops,
+              "activation_bytes_per_sample": act_values * self.value_bytes}
+        if params:
+            op["parameter_bytes"] = params * PARAM_BYTES
+        if input_bytes is not None:
+            op["input_bytes_per_sample"] = input_bytes
+        if shares:
+            op["shares_parameters_of"] = shares
+        if sparse:
+            op["sparse_gradient_bytes_per_sample"] = sparse
+        if inputs:
+            op["inputs"] = list(inputs)
+        self.ops.append(op)
+        return name
+
+    def flops(self):
+        return sum(o["flops_per_sample"] for o in self.ops)
+
+    def params(self):
+        return sum(o.get("parameter_bytes", 0) for o in self.ops) / PARAM_BYTES
+
+
+# ---- CNNs -------------------------------------------------------------------------------------
+
+class Tensor:
+    def __init__(self, op, c, h, w):
+        self.op, self.c, self.h, self.w = op, c, h, w
+
+
+def out_size(size, k, stride, pad):
+    return (size + 2 * pad - k) // stride + 1
+
+
+def conv(g, name, x, out_c, kh, kw=None, stride=1, pad=None, bn=True):
+    """conv (+ batch norm + ReLU); `pad` None means 'same' for stride 1."""
+    kw = kh if kw is None else kw
+    ph, pw = (kh // 2, kw // 2) if pad is None else (pad if isinstance(pad, tuple) else (pad, pad))
+    h, w = out_size(x.h, kh, stride, ph), out_size(x.w, kw, stride, pw)
+    macs = x.c * out_c * kh * kw * h * w
+    params = x.c * out_c * kh * kw + (2 * out_c if bn else out_c)
+    g.add(name, "conv", 2 * macs, out_c * h * w, params, [x.op] if x.op else [],
+          input_bytes=None if x.op else x.c * x.h * x.w * g.value_bytes)
+    return Tensor(name, out_c, h, w)
+
+
+def pool(g, name, x, k, stride, pad=0):
+    h, w = out_size(x.h, k, stride, pad), out_size(x.w, k, stride, pad)
+    g.add(name, "pool", x.c * h * w * k * k, x.c * h * w, 0, [x.op])
+    return Tensor(name, x.c, h, w)
+
+
+def concat(g, name, parts):
+    c = sum(p.c for p in parts)
+    h, w = parts[0].h, parts[0].w
+    # A copy: one FLOP-free pass over the output (memory-bound).
+    g.add(name, "concat", 0, c * h * w, 0, [p.op for p in parts])
+    return Tensor(name, c, h, w)
+
+
+def classifier(g, prefix, x, classes, pool_name="avgpool"):
+    p = g.add(f"{prefix}{pool_name}", "pool", x.c * x.h * x.w, x.c, 0, [x.op])
+    return g.add(f"{prefix}fc", "matmul", 2 * x.c * classes, classes, x.c * classes + classes, [p])
+
+
+def inception_v3(aux=True):
+    """torchvision.models.inception_v3 (Szegedy et al. 2016), 299x299 input."""
+    g = Graph(4)
+    x = Tensor(None, 3, 299, 299)
+    x = conv(g, "Conv2d_1a_3x3", x, 32, 3, stride=2, pad=0)
+    x = conv(g, "Conv2d_2a_3x3", x, 32, 3, pad=0)
+    x = conv(g, "Conv2d_2b_3x3", x, 64, 3, pad=1)
+    x = pool(g, "maxpool1", x, 3, 2)
+    x = conv(g, "Conv2d_3b_1x1", x, 80, 1, pad=0)
+    x = conv(g, "Conv2d_4a_3x3", x, 192, 3, pad=0)
+    x = pool(g, "maxpool2", x, 3, 2)
+
+    def block_a(m, x, pool_features):
+        b1 = conv(g, f"{m}.branch1x1", x, 64, 1)
+        b5 = conv(g, f"{m}.branch5x5_1", x, 48, 1)
+        b5 = conv(g, f"{m}.branch5x5_2", b5, 64, 5)
+        b3 = conv(g, f"{m}.branch3x3dbl_1", x, 64, 1)
+        b3 = conv(g, f"{m}.branch3x3dbl_2", b3, 96, 3)
+        b3 = conv(g, f"{m}.branch3x3dbl_3", b3, 96, 3)
+        bp = pool(g, f"{m}.branch_pool.avgpool", x, 3, 1, 1)
+        bp = conv(g, f"{m}.branch_pool", bp, pool_features, 1)
+        return concat(g, f"{m}.concat", [b1, b5, b3, bp])
+
+    def block_b(m, x):
+        b3 = conv(g, f"{m}.branch3x3", x, 384, 3, stride=2, pad=0)
+        bd = conv(g, f"{m}.branch3x3dbl_1", x, 64, 1)
+        bd = conv(g, f"{m}.branch3x3dbl_2", bd, 96, 3)
+        bd = conv(g, f"{m}.branch3x3dbl_3", bd, 96, 3, stride=2, pad=0)
+        bp = pool(g, f"{m}.branch_pool.maxpool", x, 3, 2)
+        return concat(g, f"{m}.concat", [b3, bd, bp])
+
+    def block_c(m, x, c7):
+        b1 = conv(g, f"{m}.branch1x1", x, 192, 1)
+        b7 = conv(g, f"{m}.branch7x7_1", x, c7, 1)
+        b7 = conv(g, f"{m}.branch7x7_2", b7, c7, 1, 7)
+        b7 = conv(g, f"{m}.branch7x7_3", b7, 192, 7, 1)
+        bd = conv(g, f"{m}.branch7x7dbl_1", x, c7, 1)
+        bd = conv(g, f"{m}.branch7x7dbl_2", bd, c7, 7, 1)
+        bd = conv(g, f"{m}.branch7x7dbl_3", bd, c7, 1, 7)
+        bd = conv(g, f"{m}.branch7x7dbl_4", bd, c7, 7, 1)
+        bd = conv(g, f"{m}.branch7x7dbl_5", bd, 192, 1, 7)
+        bp = pool(g, f"{m}.branch_pool.avgpool", x, 3, 1, 1)
+        bp = conv(g, f"{m}.branch_pool", bp, 192, 1)
+        return concat(g, f"{m}.concat", [b1, b7, bd, bp])
+
+    def block_d(m, x):
+        b3 = conv(g, f"{m}.branch3x3_1", x, 192, 1)
+        b3 = conv(g, f"{m}.branch3x3_2", b3, 320, 3, stride=2, pad=0)
+        b7 = conv(g, f"{m}.branch7x7x3_1", x, 192, 1)
+        b7 = conv(g, f"{m}.branch7x7x3_2", b7, 192, 1, 7)
+        b7 = conv(g, f"{m}.branch7x7x3_3", b7, 192, 7, 1)
+        b7 = conv(g, f"{m}.branch7x7x3_4", b7, 192, 3, stride=2, pad=0)
+        bp = pool(g, f"{m}.branch_pool.maxpool", x, 3, 2)
+        return concat(g, f"{m}.concat", [b3, b7, bp])
+
+    def block_e(m, x):
+        b1 = conv(g, f"{m}.branch1x1", x, 320, 1)
+        b3 = conv(g, f"{m}.branch3x3_1", x, 384, 1)
+        b3a = conv(g, f"{m}.branch3x3_2a", b3, 384, 1, 3)
+        b3b = conv(g, f"{m}.branch3x3_2b", b3, 384, 3, 1)
+        bd = conv(g, f"{m}.branch3x3dbl_1", x, 448, 1)
+        bd = conv(g, f"{m}.branch3x3dbl_2", bd, 384, 3)
+        bda = conv(g, f"{m}.branch3x3dbl_3a", bd, 384, 1, 3)
+        bdb = conv(g, f"{m}.branch3x3dbl_3b", bd, 384, 3, 1)
+        bp = pool(g, f"{m}.branch_pool.avgpool", x, 3, 1, 1)
+        bp = conv(g, f"{m}.branch_pool", bp, 192, 1)
+        return concat(g, f"{m}.concat", [b1, b3a, b3b, bda, bdb, bp])
+
+    x = block_a("Mixed_5b", x, 32)
+    x = block_a("Mixed_5c", x, 64)
+    x = block_a("Mixed_5d", x, 64)
+    x = block_b("Mixed_6a", x)
+    x = block_c("Mixed_6b", x, 128)
+    x = block_c("Mixed_6c", x, 160)
+    x = block_c("Mixed_6d", x, 160)
+    x = block_c("Mixed_6e", x, 192)
+    if aux:  # the auxiliary classifier on Mixed_6e (trained with weight 0.4; its own output)
+        a = pool(g, "AuxLogits.avgpool", x, 5, 3)
+        a = conv(g, "AuxLogits.conv0", a, 128, 1)
+        a = conv(g, "AuxLogits.conv1", a, 768, 5, pad=0)
+        classifier(g, "AuxLogits.", a, 1000, pool_name="global_pool")
+    x = block_d("Mixed_7a", x)
+    x = block_e("Mixed_7b", x)
+    x = block_e("Mixed_7c", x)
+    classifier(g, "", x, 1000)
+    return g
+
+
+def resnet50(value_bytes):
+    """torchvision resnet50 (v1.5: stride in the 3x3 conv), 224x224 input."""
+    g = Graph(value_bytes)
+    x = conv(g, "conv1", Tensor(None, 3, 224, 224), 64, 7, stride=2, pad=3)
+    x = pool(g, "maxpool", x, 3, 2, 1)
+    for stage, (blocks, width) in enumerate(zip([3, 4, 6, 3], [64, 128, 256, 512]), 1):
+        for block in range(blocks):
+            p = f"layer{stage}.{block}"
+            stride = 2 if stage > 1 and block == 0 else 1
+            y = conv(g, f"{p}.conv1", x, width, 1)
+            y = conv(g, f"{p}.conv2", y, width, 3, stride=stride, pad=1)
+            y = conv(g, f"{p}.conv3", y, width * 4, 1)
+            short = conv(g, f"{p}.downsample", x, width * 4, 1, stride=stride, pad=0) if block == 0 else x
+            # Residual add + ReLU: one elementwise pass over the output.
+            g.add(f"{p}.add", "elementwise", y.c * y.h * y.w, y.c * y.h * y.w, 0, [y.op, short.op])
+            x = Tensor(f"{p}.add", y.c, y.h, y.w)
+    classifier(g, "", x, 1000)
+    return g
+
+
+# ---- LSTMs ------------------------------------------------------------------------------------
+
+def lstm_macs_per_token(inputs, hidden, projection=None):
+    """Gates: 4 * hidden * (inputs + recurrent); recurrent = projection when there is one."""
+    recurrent = projection or hidden
+    macs = 4 * hidden * (inputs + recurrent)
+    if projection:
+        macs += hidden * projection
+    return macs
+
+
+def lstm_params(inputs, hidden, projection=None):
+    recurrent = projection or hidden
+    params = 4 * hidden * (inputs + recurrent) + 8 * hidden  # cuDNN keeps two bias vectors
+    if projection:
+        params += hidden * projection
+    return params
+
+
+def lstm_layer(g, name, chunks, chunk_tokens, inputs_per_chunk, in_dim, hidden, projection=None,
+               reverse=False):
+    """One LSTM layer unrolled as `chunks` operators of `chunk_tokens` tokens (the wavefront form):
+    chunk t reads its inputs for those tokens and the (h, c) state of chunk t-1 (t+1 when
+    reverse). Chunk 0 (the first to run) owns the weights; the others share them."""
+    out_dim = projection or hidden
+    macs = lstm_macs_per_token(in_dim, hidden, projection) * chunk_tokens
+    params = lstm_params(in_dim, hidden, projection)
+    state_bytes = (out_dim + hidden) * g.value_bytes  # h and c per sample
+    order = list(range(chunks))[::-1] if reverse else list(range(chunks))
+    names = [None] * chunks
+    owner = None
+    for t in order:
+        ins = list(inputs_per_chunk(t))
+        if owner is not None:
+            prev = names[t + 1] if reverse else names[t - 1]
+            ins.append({"name": prev, "bytes_per_sample": state_bytes})
+        names[t] = f"{name}.t{t}"
+        g.add(names[t], "lstm", 2 * macs, chunk_tokens * out_dim, 0 if owner else params, ins,
+              shares=owner)
+        owner = owner or names[t]
+    return names
+
+
+def slice_of(name, tokens, dim, value_bytes):
+    return {"name": name, "bytes_per_sample": tokens * dim * value_bytes}
+
+
+def gnmt(layers=8, hidden=1024, vocab=32000, src_tokens=25, tgt_tokens=25, chunks=5):
+    """GNMT (Wu et al. 2016) as NVIDIA's GNMT v2: bidirectional first encoder layer, attention
+    from the first decoder layer's output fed to the upper decoder layers, no input feeding."""
+    g = Graph(4)
+    vb = g.value_bytes
+    cs, ct = src_tokens // chunks, tgt_tokens // chunks
+    assert cs * chunks == src_tokens and ct * chunks == tgt_tokens
+    h = hidden
+    token_id_bytes = 4
+    emb_e = g.add("encoder.embedding", "embedding", 0, src_tokens * h, vocab * h, [],
+                  input_bytes=src_tokens * token_id_bytes, sparse=src_tokens * h * PARAM_BYTES)
+    fwd = lstm_layer(g, "encoder.l0.forward", chunks, cs, lambda t: [slice_of(emb_e, cs, h, vb)], h, h)
+    bwd = lstm_layer(g, "encoder.l0.backward", chunks, cs, lambda t: [slice_of(emb_e, cs, h, vb)], h, h,
+                     reverse=True)
+    below = lstm_layer(g, "encoder.l1", chunks, cs, lambda t: [fwd[t], bwd[t]], 2 * h, h)
+    for l in range(2, layers):  # residual adds from here on happen inside each layer's operator
+        below = lstm_layer(g, f"encoder.l{l}", chunks, cs, lambda t, b=below: [b[t]], h, h)
+    encoder_out = below
+    # Attention keys: the encoder output projected once per source token (normalized Bahdanau).
+    keys = g.add("attention.keys", "matmul", 2 * src_tokens * h * h, src_tokens * h, h * h, encoder_out)
+    emb_d = g.add("decoder.embedding", "embedding", 0, tgt_tokens * h, vocab * h, [],
+                  input_bytes=tgt_tokens * token_id_bytes, sparse=tgt_tokens * h * PARAM_BYTES)
+    d0 = lstm_layer(g, "decoder.l0", chunks, ct, lambda t: [slice_of(emb_d, ct, h, vb)], h, h)
+    # Per target token: query projection, scores and context over the source tokens.
+    att_macs = ct * (h * h + 2 * src_tokens * h)
+    att = []
+    for t in range(chunks):
+        att.append(g.add(f"attention.t{t}", "attention", 2 * att_macs, ct * h, 0 if t else h * h + h,
+                         [d0[t], keys], shares=None if t == 0 else "attention.t0"))
+    below = d0
+    for l in range(1, layers):  # input: layer below (+ residual from l >= 2) and the context
+        below = lstm_layer(g, f"decoder.l{l}", chunks, ct, lambda t, b=below: [b[t], att[t]], 2 * h, h)
+    for t in range(chunks):
+        g.add(f"classifier.t{t}", "matmul", 2 * ct * h * vocab, ct * vocab, 0 if t else h * vocab + vocab,
+              [below[t]], shares=None if t == 0 else "classifier.t0")
+    return g
+
+
+def biglstm(vocab=793471, emb=1024, hidden=8192, projection=1024, tokens=20, chunks=4, samples=8192,
+            batch=128):
+    """The '2-layer LSTM-8192-1024' (BIG LSTM) of Jozefowicz et al. 2016 on LM1B:
+    two LSTM layers of 8192 cells with 1024-wide projections, 1024-wide input embeddings, and a
+    sampled softmax over the 793,471-word vocabulary with 8192 negative samples per step."""
+    g = Graph(4)
+    vb = g.value_bytes
+    c = tokens // chunks
+    assert c * chunks == tokens
+    e = g.add("embedding", "embedding", 0, tokens * emb, vocab * emb, [], input_bytes=tokens * 4,
+              sparse=tokens * emb * PARAM_BYTES)
+    l0 = lstm_layer(g, "lstm0", chunks, c, lambda t: [slice_of(e, c, emb, vb)], emb, hidden, projection)
+    l1 = lstm_layer(g, "lstm1", chunks, c, lambda t: [l0[t]], projection, hidden, projection)
+    # Sampled softmax: logits for the true word and the step's shared negative samples. Its
+    # gradient touches the true words' rows and the sampled rows (shared by the batch).
+    classes = samples + 1
+    sparse = tokens * projection * PARAM_BYTES + samples * projection * PARAM_BYTES / batch
+    for t in range(chunks):
+        g.add(f"softmax.t{t}", "matmul", 2 * c * projection * classes, c * classes,
+              0 if t else vocab * projection + vocab, [l1[t]], shares=None if t == 0 else "softmax.t0",
+              sparse=sparse if t == 0 else None)
+    return g
+
+
+# ---- transformer ------------------------------------------------------------------------------
+
+def gpt(layers=24, d=1024, seq=1024, vocab=50257):
+    """GPT-2 medium (Radford et al. 2019): 24 layers, d_model 1024, 16 heads, context 1024;
+    mixed precision (fp16 activations); the output head is tied to the token embedding."""
+    g = Graph(2)
+    # Dense gradient: the tied output head updates every row of the embedding each step.
+    emb = g.add("embedding", "embedding", 0, seq * d, (vocab + seq) * d, [], input_bytes=seq * 4)
+    x = emb
+    for l in range(layers):
+        # LayerNorm, QKV projection, causal attention scores and context (full T x T as most
+        # kernels compute it), output projection.
+        attn = g.add(f"h{l}.attention", "attention", 2 * (seq * 4 * d * d + 2 * seq * seq * d), seq * d,
+                     4 * d * d + 4 * d + 2 * d, [x])
+        x = g.add(f"h{l}.mlp", "matmul", 2 * seq * 8 * d * d, seq * d, 8 * d * d + 5 * d + 2 * d, [attn])
+    g.add("ln_f", "elementwise", 5 * seq * d, seq * d, 2 * d, [x])
+    g.add("lm_head", "matmul", 2 * seq * d * vocab, seq * vocab, 0, ["ln_f"], shares="embedding")
+    return g
+
+
+# ---- writing ----------------------------------------------------------------------------------
+
+def fmt(v):
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    if isinstance(v, int):
+        return str(v)
+    return repr(round(v, 6))
+
+
+def yaml_value(v):
+    if isinstance(v, list):
+        return "[" + ", ".join(yaml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {yaml_value(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, (int, float)):
+        return fmt(v)
+    return str(v)
+
+
+def render(meta, g, notes):
+    eff = STATISTICAL_EFFICIENCY[meta["dataset_key"]]
+    lines = [f"# Generated by tools/workloads/generate_workloads.py: edit the script, not this file.",
+             f"# {len(g.ops)} operators (+ the loss the loader appends); forward "
+             f"{g.flops() / 1e9:.3f} GFLOP per sample; {g.params() / 1e6:.2f} M parameters.",
+             *[f"# {n}" for n in notes],
+             f"name: {meta['name']}",
+             f"description: \"{meta['description']}\"",
+             f"precision: {meta['precision']}",
+             f"batch_per_gpu: {meta['batch']}",
+             f"dataset: {{name: \"{meta['dataset']}\", samples: {meta['samples']}}}",
+             f"target_metric: \"{meta['target']}\"",
+             "statistical_efficiency:",
+             f"  min_epochs: {fmt(eff['min_epochs'])}",
+             f"  critical_batch: {fmt(eff['critical_batch'])}",
+             f"  source: \"{eff['source']}\"",
+             "operators:"]
+    for op in g.ops:
+        lines.append("  - " + yaml_value(op))
+    return "\n".join(lines) + "\n"
+
+
+def presets():
+    inc = inception_v3(aux=True)
+    yield "inception_v3.yaml", render({
+        "name": "inception_v3", "description": "Inception-V3 (Szegedy et al. 2016, torchvision layout), 299x299, with the auxiliary classifier",
+        "precision": "fp32", "batch": 64, "dataset": "ImageNet-1k (ILSVRC 2012 train)", "samples": 1281167,
+        "target": "top-1 accuracy 78% (single crop)", "dataset_key": "imagenet"}, inc,
+        ["Each branch convolution of every Mixed block is its own operator; concat joins a block's branches."])
+    r = resnet50(2)
+    yield "resnet50.yaml", render({
+        "name": "resnet50", "description": "ResNet-50 v1.5 (torchvision), 224x224, mixed precision",
+        "precision": "fp16", "batch": 256, "dataset": "ImageNet-1k (ILSVRC 2012 train)", "samples": 1281167,
+        "target": "top-1 accuracy 75.9% (MLPerf)", "dataset_key": "imagenet"}, r, [])
+    gn = gnmt()
+    yield "gnmt.yaml", render({
+        "name": "gnmt", "description": "GNMT: 8-layer LSTM encoder (bidirectional first layer) and 8-layer decoder with attention, 1024 units, 32k BPE vocabulary; 25 source + 25 target tokens per sentence pair, unrolled in 5 chunks of 5 tokens (wavefront)",
+        "precision": "fp32", "batch": 128, "dataset": "WMT16 English-German (train, sentence pairs)", "samples": 4500000,
+        "target": "BLEU 24 on newstest2014", "dataset_key": "wmt16"}, gn,
+        ["One sample = one sentence pair; LSTM layers are unrolled in time chunks (layer.tK) whose",
+         "edges form the wavefront (layer l, chunk t) -> (l+1, t) and (l, t+1); see workloads/README.md."])
+    bl = biglstm()
+    yield "biglstm.yaml", render({
+        "name": "biglstm", "description": "BigLSTM, 2-layer LSTM-8192-1024 (Jozefowicz et al. 2016), 793k-word vocabulary, sampled softmax (8192 samples), 20-token sequences unrolled in 4 chunks",
+        "precision": "fp32", "batch": 128, "dataset": "One Billion Word benchmark (LM1B), 20-token sequences", "samples": 39900000,
+        "target": "test perplexity 30", "dataset_key": "lm1b"}, bl,
+        ["One sample = one 20-token sequence (about 798 M training tokens / 20)."])
+    gp = gpt()
+    yield "gpt.yaml", render({
+        "name": "gpt", "description": "GPT-2 medium (Radford et al. 2019): 24 layers, d_model 1024, 16 heads, 1024-token context, 50257-token vocabulary, tied output head; mixed precision",
+        "precision": "fp16", "batch": 8, "dataset": "OpenWebText, 1024-token sequences", "samples": 8823811,
+        "target": "validation loss 3.0 nats/token", "dataset_key": "openwebtext"}, gp,
+        ["One sample = one 1024-token sequence (9.04 B training tokens / 1024)."])
+    # Calibration variants (workloads/calibration/): the configurations NVIDIA measured.
+    yield "calibration/gnmt_v2_dle.yaml", render({
+        "name": "gnmt_v2_dle", "description": "GNMT v2 as NVIDIA DeepLearningExamples benchmarks it: 4+4 layers, 1024 units, 32320 vocabulary",
+        "precision": "fp32", "batch": 128, "dataset": "WMT16 English-German", "samples": 4500000,
+        "target": "BLEU 24.4", "dataset_key": "wmt16"}, gnmt(layers=4, vocab=32320), [])
+    yield "calibration/resnet50_fp32.yaml", render({
+        "name": "resnet50_fp32", "description": "ResNet-50 v1.5 in fp32 (DeepLearningExamples FP32/TF32 benchmark)",
+        "precision": "fp32", "batch": 256, "dataset": "ImageNet-1k", "samples": 1281167,
+        "target": "top-1 accuracy 75.9%", "dataset_key": "imagenet"}, resnet50(4), [])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="compare with the committed files instead of writing")
+    parser.add_argument("--summary", action="store_true", help="print each preset's totals")
+    args = parser.parse_args()
+    stale = []
+    for relative, text in presets():
+        path = ROOT / "workloads" / relative
+        if args.summary:
+            print(f"{relative}: " + text.splitlines()[1][2:])
+        if args.check:
+            if not path.exists() or path.read_text() != text:
+                stale.append(relative)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+    if stale:
+        print("out of date (run tools/workloads/generate_workloads.py): " + ", ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
