@@ -5,13 +5,21 @@
 
 #include "sim/core/input_error.h"
 #include "sim/strategy/worker_links.h"
+#include "sim/workload/step_estimate.h"
 
 namespace scalecast {
 
 namespace {
 
-// What one operator pins on its GPU: weights with their gradients and optimizer state, and
-// the activations the backward pass needs, stashed from the forward pass.
+// Placement groups: an operator that uses another's weights (a later time chunk of an LSTM
+// layer, a head tied to the embedding) runs where those weights live.
+int group_of(const ModelGraph& model, int op) {
+  const int owner = model.operators[op].shares_parameters_of;
+  return owner >= 0 ? owner : op;
+}
+
+// What one operator pins on its group's GPU: weights with their gradients and optimizer state,
+// and the activations the backward pass needs, stashed from the forward pass.
 double operator_memory_bytes(const ModelGraph& model, const Operator& op) {
   return op.parameter_bytes * model.state_bytes_per_parameter_byte + op.activation_bytes_per_sample * model.batch_per_gpu;
 }
@@ -79,39 +87,22 @@ WorkerPlan plan_worker(const ModelGraph& model, const PlatformSpec& platform, co
   plan.gpus_per_worker = options.gpus_per_worker;
   plan.step = training_graph(model, model.batch_per_gpu);
 
-  ComputeCostModel model_cost = cost;
-  model_cost.precision = model.precision;
   PlacementProblem& problem = plan.problem;
   for (const StepTask& step_task : plan.step.tasks) {
     plan.compute_tasks.push_back(priced_task(step_task));
-    problem.tasks.push_back({step_task.name, step_task.op, compute_duration_s(plan.compute_tasks.back(), platform.node.gpu, model_cost)});
+    problem.tasks.push_back({step_task.name, group_of(model, step_task.op),
+                             compute_duration_s(plan.compute_tasks.back(), platform.node.gpu, cost)});
   }
   for (const StepEdge& edge : plan.step.edges) problem.edges.push_back({edge.from, edge.to, edge.bytes});
-  for (const Operator& op : model.operators) problem.group_memory_bytes.push_back(operator_memory_bytes(model, op));
+  problem.group_memory_bytes.assign(model.operators.size(), 0);
+  for (size_t op = 0; op < model.operators.size(); ++op)
+    problem.group_memory_bytes[group_of(model, static_cast<int>(op))] += operator_memory_bytes(model, model.operators[op]);
   problem.gpus = options.gpus_per_worker;
   problem.gpu_memory_bytes = platform.node.gpu.memory_bytes;
-  set_worker_links(problem, platform, 0);
-
-  const std::vector<int> one_gpu(model.operators.size(), 0);
-  PlacementProblem single = problem;
-  single.gpus = 1;
-  set_worker_links(single, platform, 0);
-  plan.single_gpu_step_s = schedule(single, one_gpu).step_time_s;
-  if (options.gpus_per_worker == 1) {
-    double total_bytes = 0;
-    for (double bytes : problem.group_memory_bytes) total_bytes += bytes;
-    if (problem.gpu_memory_bytes > 0 && total_bytes > problem.gpu_memory_bytes)
-      throw InputError(model.source, "operators",
-                       "the model needs " + std::to_string(total_bytes / (1 << 30)) + " GiB per GPU (weights, gradients, optimizer "
-                       "state and stashed activations at batch " + std::to_string(model.batch_per_gpu) + ") but a " +
-                           platform.node.gpu.model + " holds " + std::to_string(problem.gpu_memory_bytes / (1 << 30)) +
-                           " GiB; use hybrid:M to split it");
-    plan.placement = schedule(single, one_gpu);
-    plan.placement.method = "single-gpu";
-    plan.placement.proven_optimal = true;
-  } else {
-    plan.placement = place_best(problem, options.placement, model.source);
-  }
+  WorkerLinks links = worker_links(platform, 0, options.gpus_per_worker);
+  problem.bandwidth_Bps = std::move(links.bandwidth_Bps);
+  problem.latency_s = std::move(links.latency_s);
+  plan.placement = place_best(problem, options.placement, model.source);
   return plan;
 }
 
@@ -122,7 +113,7 @@ ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int
                      std::to_string(gpus) + " GPUs cannot be split into workers of " + std::to_string(m) + " GPUs");
   const int workers = gpus / m;
   const Placement& placement = plan.placement;
-  const auto slot_of_task = [&](int t) { return placement.gpu_of_group[plan.step.tasks[t].op]; };
+  const auto slot_of_task = [&](int t) { return placement.gpu_of_group[group_of(model, plan.step.tasks[t].op)]; };
 
   ExecutionGraph graph;
   graph.origin = "generated";
@@ -203,8 +194,12 @@ ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int
     for (int consumer : transfer.consumers) receiver_tasks[index_in_program[consumer]].deps.push_back({0, received});
   }
 
-  // Gradients: each GPU's in the order its backward produces them, in buckets allreduced
-  // among the GPUs of the same slot in every worker; then the optimizer step.
+  // Gradients: each GPU's, in the order its backward completes them (a weight shared by several
+  // operators after its last contribution), in DDP-style buckets allreduced among the GPUs of the
+  // same slot in every worker as soon as a bucket is full; then the optimizer step.
+  std::vector<int> contributions(model.operators.size(), 0);
+  for (const StepTask& t : plan.step.tasks)
+    if (t.pass == Pass::backward_weight) ++contributions[group_of(model, t.op)];
   for (int slot = 0; slot < m; ++slot) {
     Communicator gradients{slot, "gradients.gpu" + std::to_string(slot), {{}}};
     for (int w = 0; w < workers; ++w) gradients.groups[0].push_back(w * m + slot);
@@ -212,10 +207,10 @@ ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int
 
     auto& tasks = graph.programs[slot].tasks;
     std::vector<int> update_deps;
-    double bucket_bytes = 0, held_parameter_bytes = 0;
+    double bucket_bytes = 0, held_weight_bytes = 0;
     int last_gradient = -1, buckets = 0;
     auto close_bucket = [&]() {
-      if (bucket_bytes <= 0) return;
+      if (last_gradient < 0) return;
       if (workers > 1) {
         Task allreduce;
         allreduce.kind = TaskKind::collective;
@@ -234,26 +229,28 @@ ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int
       }
       ++buckets;
       bucket_bytes = 0;
+      last_gradient = -1;
     };
     for (int t : placement.task_order[slot]) {
       const StepTask& step_task = plan.step.tasks[t];
       if (step_task.pass != Pass::backward_weight) continue;
-      const double bytes = model.operators[step_task.op].parameter_bytes;
-      bucket_bytes += bytes;
-      held_parameter_bytes += bytes;
+      const int owner = group_of(model, step_task.op);
       last_gradient = index_in_program[t];
+      if (--contributions[owner] > 0) continue;
+      bucket_bytes += gradient_bytes(model.operators[owner], model.batch_per_gpu);
+      held_weight_bytes += model.operators[owner].parameter_bytes;
       if (bucket_bytes >= options.bucket_bytes) close_bucket();
     }
     close_bucket();
-    if (held_parameter_bytes > 0) {
-      // Optimizer update: memory-bound, reads and writes weights, gradients and optimizer state.
+    if (held_weight_bytes > 0) {
+      // The optimizer reads and writes weights, gradients and optimizer state: memory-bound.
       Task update;
       update.kind = TaskKind::compute;
       update.name = "optimizer.step.gpu" + std::to_string(slot);
       update.op_kind = "optimizer";
       update.duration_s = -1;
-      update.flops = 4 * held_parameter_bytes / (model.precision == "fp32" ? 4 : 2);
-      update.memory_bytes = 2 * held_parameter_bytes * model.state_bytes_per_parameter_byte;
+      update.flops = held_weight_bytes / 4;
+      update.memory_bytes = kOptimizerBytesPerWeightByte * held_weight_bytes;
       update.stream = kComputeStream;
       update.step = 0;
       for (int d : update_deps) update.deps.push_back({0, d});

@@ -24,10 +24,9 @@ struct WorkerPlan {
   TrainingGraph step;
   std::vector<Task> compute_tasks;  // one per step task, with the cost model's inputs
   PlacementProblem problem;
-  Placement placement;
-  double single_gpu_step_s = 0;     // the same schedule with every operator on one GPU
+  Placement placement;              // its mp_speedup(): 1-GPU step / M-GPU step
 
-  double mp_speedup() const { return placement.step_time_s > 0 ? single_gpu_step_s / placement.step_time_s : 1; }
+  double mp_speedup() const { return placement.mp_speedup(); }
 };
 
 struct HybridOptions {

@@ -9,9 +9,11 @@ nlohmann::ordered_json placement_json(const ModelGraph& model, const WorkerPlan&
   out["method"] = plan.placement.method;
   out["proven_optimal"] = plan.placement.proven_optimal;
   out["gpus_per_worker"] = plan.gpus_per_worker;
-  out["single_gpu_step_s"] = plan.single_gpu_step_s;
+  out["single_gpu_step_s"] = plan.placement.single_gpu_step_s;
   out["predicted_step_s"] = plan.placement.step_time_s;
   out["mp_speedup"] = plan.mp_speedup();
+  out["transfers"] = plan.placement.transfers;
+  out["transfer_bytes"] = plan.placement.transfer_bytes;
   out["gpus"] = nlohmann::ordered_json::array();
   for (int gpu = 0; gpu < plan.gpus_per_worker; ++gpu) {
     nlohmann::ordered_json entry;
@@ -32,7 +34,7 @@ std::string placement_line(const WorkerPlan& plan) {
   std::snprintf(line, sizeof line, "%s%s, MP speedup %.2fx: step %.1f ms on %d GPU%s vs %.1f ms on 1",
                 plan.placement.method.c_str(), plan.placement.proven_optimal ? " (optimal)" : "", plan.mp_speedup(),
                 plan.placement.step_time_s * 1e3, plan.gpus_per_worker, plan.gpus_per_worker > 1 ? "s" : "",
-                plan.single_gpu_step_s * 1e3);
+                plan.placement.single_gpu_step_s * 1e3);
   return line;
 }
 

@@ -15,7 +15,6 @@
 #include "sim/strategy/data_parallel.h"
 #include "sim/trace/trace_json.h"
 #include "sim/strategy/hybrid_parallel.h"
-#include "sim/workload/time_to_train.h"
 #include "tools/scalecast/cli_options.h"
 #include "tools/scalecast/placement_report.h"
 #include "tools/scalecast/replay_summary.h"
@@ -59,6 +58,7 @@ int run_simulate(const std::vector<std::string>& args) {
   } else {
     model = load_workload(values);
     hybrid = hybrid_options(values, gpus_per_worker);
+    replay_options.compute = workload_cost_model(*model, platform);
   }
   const int gpus = values.count("gpus") ? values["gpus"].as<int>() : (values.count("trace") ? graph.world_size() : 8);
   if (gpus < 1) throw InputError("command line", "--gpus", "must be at least 1");
@@ -94,10 +94,10 @@ int run_simulate(const std::vector<std::string>& args) {
   out["flows"] = result.flows;
   out["rank_classes"] = result.rank_classes;
   if (model) {
-    const TrainingTime training = time_to_train(*model, gpus / gpus_per_worker, step.step_time_s);
-    out["global_batch"] = training.global_batch;
-    out["epochs"] = training.epochs;
-    out["time_to_train_s"] = training.time_to_train_s;
+    const double global_batch = double(gpus / gpus_per_worker) * model->batch_per_gpu;
+    out["global_batch"] = global_batch;
+    out["epochs"] = model->statistical_efficiency.epochs(global_batch);
+    out["time_to_train_s"] = time_to_train_s(*model, global_batch, step.step_time_s);
     out["placement"] = placement_json(*model, *plan);
   }
   out["placement_wall_s"] = placement_wall_s;

@@ -20,7 +20,6 @@
 #include "sim/strategy/data_parallel.h"
 #include "sim/strategy/hybrid_parallel.h"
 #include "sim/trace/trace_json.h"
-#include "sim/workload/time_to_train.h"
 #include "tools/scalecast/mpi_spread.h"
 #include "tools/scalecast/placement_report.h"
 #include "tools/scalecast/process_pool.h"
@@ -91,10 +90,10 @@ SweepRow simulate_point(const SweepInputs& inputs, const SweepPoint& point) {
   if (inputs.model) row.mp_speedup = inputs.plans.at(m).mp_speedup();
   const ModelGraph* stats = inputs.model ? &*inputs.model : (inputs.trace_stats ? &*inputs.trace_stats : nullptr);
   if (stats) {
-    const TrainingTime training = time_to_train(*stats, row.workers, row.step_time_s);
-    row.global_batch = training.global_batch;
-    row.epochs = training.epochs;
-    row.time_to_train_s = training.time_to_train_s;
+    const double global_batch = double(row.workers) * stats->batch_per_gpu;
+    row.global_batch = global_batch;
+    row.epochs = stats->statistical_efficiency.epochs(global_batch);
+    row.time_to_train_s = time_to_train_s(*stats, global_batch, row.step_time_s);
   }
   row.sim_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return row;
@@ -209,6 +208,7 @@ int run_sweep(const std::vector<std::string>& args) {
   } else {
     source = values["workload"].as<std::string>();
     inputs.model = load_workload(values);
+    inputs.replay.compute = workload_cost_model(*inputs.model, inputs.platform);
   }
 
   MpiSession mpi;  // ends MPI on every way out, errors included

@@ -2,6 +2,7 @@
 
 #include "sim/core/input_error.h"
 #include "sim/core/quantity_parse.h"
+#include "sim/engine/cost_model_table.h"
 
 namespace scalecast::cli {
 
@@ -35,6 +36,10 @@ HybridOptions hybrid_options(const po::variables_map& values, int gpus_per_worke
   if (!(limit_s >= 0)) throw InputError("command line", "--solver-time-limit", "must be >= 0 seconds");
   options.placement.solver_time_limit_s = limit_s;
   return options;
+}
+
+ComputeCostModel workload_cost_model(const ModelGraph& model, const PlatformSpec& platform) {
+  return compute_cost_model_for(load_cost_model_table(), platform.node.gpu, model.precision);
 }
 
 }  // namespace scalecast::cli
