@@ -36,8 +36,13 @@ inline PlacementProblem random_problem(unsigned seed, int tasks, int gpus) {
   uniform_links(problem, gpus, 10e9, 2e-6);
   const int groups = std::max(1, tasks * 2 / 3);
   problem.group_memory_bytes.assign(groups, 0);
-  for (int t = 0; t < tasks; ++t)
-    problem.tasks.push_back({"t" + std::to_string(t), static_cast<int>(rng() % groups), uniform(0.5e-3, 5e-3)});
+  for (int t = 0; t < tasks; ++t) {
+    PlacementTask task;
+    task.name = std::to_string(t);
+    task.group = static_cast<int>(rng() % groups);
+    task.duration_s = uniform(0.5e-3, 5e-3);
+    problem.tasks.push_back(task);
+  }
   for (int to = 1; to < tasks; ++to)
     for (int from = std::max(0, to - 4); from < to; ++from)
       if (rng() % 3 == 0) problem.edges.push_back({from, to, uniform(0, 20e6)});
