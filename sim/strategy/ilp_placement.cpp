@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -95,9 +97,39 @@ bool all_links_equal(const PlacementProblem& problem) {
   return true;
 }
 
+// Descendants per task (bitsets).
+std::vector<std::vector<uint64_t>> descendants(const PlacementProblem& problem, const Adjacency& adj) {
+  const int tasks = static_cast<int>(problem.tasks.size());
+  const size_t words = (tasks + 63) / 64;
+  std::vector<std::vector<uint64_t>> reach(tasks, std::vector<uint64_t>(words, 0));
+  for (int t = tasks - 1; t >= 0; --t)
+    for (int e : adj.out_edges[t]) {
+      int v = problem.edges[e].to;
+      reach[t][v / 64] |= uint64_t{1} << (v % 64);
+      for (size_t w = 0; w < words; ++w) reach[t][w] |= reach[v][w];
+    }
+  return reach;
+}
+
 }  // namespace
 
-IlpPlacementResult place_ilp(const PlacementProblem& problem, const Placement& warm_start, const PlacementOptions& options) {
+long unordered_task_pairs(const PlacementProblem& problem, bool skip_sinks) {
+  validate_problem(problem);
+  const int tasks = static_cast<int>(problem.tasks.size());
+  const Adjacency adj = adjacency(problem);
+  const auto reach = descendants(problem, adj);
+  auto counted = [&](int t) { return problem.tasks[t].duration_s > 0 && !(skip_sinks && adj.out_edges[t].empty()); };
+  long pairs = 0;
+  for (int u = 0; u < tasks; ++u) {
+    if (!counted(u)) continue;
+    for (int v = u + 1; v < tasks; ++v)
+      if (counted(v) && !(reach[u][v / 64] >> (v % 64) & 1)) ++pairs;
+  }
+  return pairs;
+}
+
+IlpPlacementResult place_ilp(const PlacementProblem& problem, const Placement& warm_start, const PlacementOptions& options,
+                             bool relax_sinks) {
   const auto started = std::chrono::steady_clock::now();
   validate_problem(problem);
   validate_assignment(problem, warm_start.gpu_of_group);
@@ -158,15 +190,8 @@ IlpPlacementResult place_ilp(const PlacementProblem& problem, const Placement& w
     tail[t] = dur[t];
     for (int e : adj.out_edges[t]) tail[t] = std::max(tail[t], dur[t] + tail[problem.edges[e].to]);
   }
-  // Descendants per task (bitsets), to know which pairs the DAG already orders.
-  const size_t words = (tasks + 63) / 64;
-  std::vector<std::vector<uint64_t>> reach(tasks, std::vector<uint64_t>(words, 0));
-  for (int t = tasks - 1; t >= 0; --t)
-    for (int e : adj.out_edges[t]) {
-      int v = problem.edges[e].to;
-      reach[t][v / 64] |= uint64_t{1} << (v % 64);
-      for (size_t w = 0; w < words; ++w) reach[t][w] |= reach[v][w];
-    }
+  // Descendants per task, to know which pairs the DAG already orders.
+  const auto reach = descendants(problem, adj);
 
   Program program;
   std::vector<double> start;  // the warm start, column by column
@@ -239,9 +264,9 @@ IlpPlacementResult place_ilp(const PlacementProblem& problem, const Placement& w
   };
   const double no_work = 1e-9;  // model units; tasks this short never conflict
   for (int u = 0; u < tasks; ++u) {
-    if (dur[u] <= no_work) continue;
+    if (dur[u] <= no_work || (relax_sinks && adj.out_edges[u].empty())) continue;
     for (int v = u + 1; v < tasks; ++v) {
-      if (dur[v] <= no_work || (reach[u][v / 64] >> (v % 64) & 1)) continue;
+      if (dur[v] <= no_work || (relax_sinks && adj.out_edges[v].empty()) || (reach[u][v / 64] >> (v % 64) & 1)) continue;
       const double latest_u = program.col_ub[s_col[u]], latest_v = program.col_ub[s_col[v]];
       const double earliest_u = program.col_lb[s_col[u]], earliest_v = program.col_lb[s_col[v]];
       if (latest_u + dur[u] <= earliest_v || latest_v + dur[v] <= earliest_u) continue;  // windows apart
@@ -282,6 +307,8 @@ IlpPlacementResult place_ilp(const PlacementProblem& problem, const Placement& w
     mip_start.push_back({name, start[i]});
   }
 
+  const double built_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (std::getenv("SCALECAST_PLACEMENT_DEBUG")) std::fprintf(stderr, "ilp built in %.2f s\n", built_s);
   CbcModel model(solver);
   CbcMain0(model);
   model.setMIPStart(mip_start);
@@ -324,7 +351,7 @@ IlpPlacementResult place_ilp(const PlacementProblem& problem, const Placement& w
   result.solved = true;
   const double bound_s = model.isProvenOptimal() ? model.getObjValue() / scale : model.getBestPossibleObjValue() / scale;
   result.lower_bound_s = std::clamp(bound_s, 0.0, result.placement.step_time_s);
-  result.proven_optimal = model.isProvenOptimal() && result.placement.step_time_s <= model.getObjValue() / scale * (1 + 1e-6);
+  result.proven_optimal = !relax_sinks && model.isProvenOptimal() && result.placement.step_time_s <= model.getObjValue() / scale * (1 + 1e-6);
   return result;
 }
 

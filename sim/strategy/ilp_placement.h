@@ -35,9 +35,17 @@ struct IlpPlacementResult {
   double wall_s = 0;
 };
 
+// Pairs of tasks with work that the DAG leaves unordered: the disjunctive pairs place_ilp
+// would create before its time windows prune some (an upper bound on them).
+// With skip_sinks, pairs involving a task without successors are not counted (see place_ilp).
+long unordered_task_pairs(const PlacementProblem& problem, bool skip_sinks = false);
+
 // `warm_start` must be a valid placement of `problem` (gpu_of_group and start_s set), as
 // place_heft returns. The ILP keeps the memory limit; check_memory has passed before.
+// relax_sinks (for graphs too large otherwise; then nothing is proven): tasks without
+// successors (weight gradients) get no non-overlap constraints; their work still counts in
+// each GPU's load row. The placement is then evaluated exactly like any other.
 IlpPlacementResult place_ilp(const PlacementProblem& problem, const Placement& warm_start,
-                             const PlacementOptions& options);
+                             const PlacementOptions& options, bool relax_sinks = false);
 
 }  // namespace scalecast

@@ -57,6 +57,11 @@ struct Placement {
 struct PlacementOptions {
   double solver_time_limit_s = 5;
   int max_solver_tasks = 400;   // larger graphs are placed by the list scheduler alone
+  // The integer program grows with the task pairs the graph leaves unordered (one binary and
+  // two rows each) and CBC only checks its time limit between phases: above this many pairs
+  // the program is built on the coarsened graph (placement_coarsening.h), and when even that
+  // is above it, not at all.
+  int max_solver_pairs = 2000;
 };
 
 // The cost model all of placement shares (sim/strategy/list_schedule.cpp):

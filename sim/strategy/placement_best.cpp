@@ -1,40 +1,80 @@
 // place_best: the candidates (HEFT; everything on one GPU; CBC's program warm-started from the
-// better of those) are all evaluated in the same cost model, and the fastest wins.
+// better of those, on the problem itself or, when that is too large, on its coarsening) are
+// all evaluated in the same cost model, and the fastest wins.
 #include <string>
 #include <vector>
 
+#include "sim/core/input_error.h"
 #include "sim/strategy/ilp_placement.h"
 #include "sim/strategy/placement.h"
+#include "sim/strategy/placement_coarsening.h"
 #include "sim/strategy/placement_model.h"
 
 namespace scalecast {
 
-Placement place_best(const PlacementProblem& problem, const PlacementOptions& options, const std::string& source) {
-  check_memory(problem, source);
-  const std::vector<int> one_gpu(group_count(problem), 0);
-  if (problem.gpus == 1) {
-    Placement placement = schedule(problem, one_gpu);
-    placement.method = "single-gpu";
-    return placement;
-  }
+namespace {
+
+// HEFT or, when better, everything on one GPU (HEFT's greedy splits can lose to no split).
+Placement list_candidate(const PlacementProblem& problem, const std::string& source) {
   Placement best = place_heft(problem, source);
-  // HEFT's greedy choices can lose to not splitting at all (transfers on every path).
   double total_memory_bytes = 0;
   for (double bytes : problem.group_memory_bytes) total_memory_bytes += bytes;
   if (problem.gpu_memory_bytes <= 0 || total_memory_bytes <= problem.gpu_memory_bytes) {
-    Placement single = schedule(problem, one_gpu);
+    Placement single = schedule(problem, std::vector<int>(group_count(problem), 0));
     if (single.step_time_s < best.step_time_s) {
       best = single;
       best.method = "single-gpu";
     }
   }
-  if (static_cast<int>(problem.tasks.size()) <= options.max_solver_tasks && options.solver_time_limit_s > 0) {
+  return best;
+}
+
+bool fits_solver(const PlacementProblem& problem, const PlacementOptions& options, bool relax_sinks) {
+  return static_cast<int>(problem.tasks.size()) <= options.max_solver_tasks &&
+         unordered_task_pairs(problem, relax_sinks) <= options.max_solver_pairs;
+}
+
+}  // namespace
+
+Placement place_best(const PlacementProblem& problem, const PlacementOptions& options, const std::string& source) {
+  check_memory(problem, source);
+  if (problem.gpus == 1) {
+    Placement placement = schedule(problem, std::vector<int>(group_count(problem), 0));
+    placement.method = "single-gpu";
+    return placement;
+  }
+  Placement best = list_candidate(problem, source);
+  if (options.solver_time_limit_s <= 0 || problem.tasks.empty()) return best;
+
+  if (fits_solver(problem, options, false)) {
     IlpPlacementResult ilp = place_ilp(problem, best, options);
     if (ilp.solved && ilp.placement.step_time_s <= best.step_time_s) {
       best = ilp.placement;
       best.proven_optimal = ilp.proven_optimal;
     }
     best.solver_lower_bound_s = ilp.solved ? ilp.lower_bound_s : 0;
+    return best;
+  }
+  // Too large: solve the coarsened problem, its sinks relaxed (ilp_placement.h); its optimum
+  // is not the original's (no bound, no proof), but its placement, expanded, is a candidate
+  // like any other.
+  Coarsening coarsening = coarsen(problem);
+  if (!fits_solver(coarsening.coarse, options, true)) return best;
+  Placement warm;
+  try {
+    warm = list_candidate(coarsening.coarse, source);
+  } catch (const InputError&) {
+    return best;  // merged groups pack worse than the originals: no coarse candidate
+  }
+  IlpPlacementResult ilp = place_ilp(coarsening.coarse, warm, options, true);
+  if (!ilp.solved) return best;
+  std::vector<int> gpu_of_group = expand_assignment(coarsening, ilp.placement.gpu_of_group);
+  Placement by_order = evaluate_order(problem, gpu_of_group, expand_order(coarsening, ilp.placement.task_order));
+  Placement by_list = schedule(problem, gpu_of_group);
+  Placement candidate = by_list.step_time_s < by_order.step_time_s ? by_list : by_order;
+  if (candidate.step_time_s < best.step_time_s) {
+    best = candidate;
+    best.method = "cbc";
   }
   return best;
 }
