@@ -12,6 +12,39 @@ namespace scalecast {
 
 using namespace placement_detail;
 
+namespace {
+
+// When the earliest-finish choices leave a group nowhere to go, memory decides alone: groups
+// by decreasing memory, each on the first GPU with room (first-fit decreasing), then the list
+// schedule. Throws InputError when even that packing fails.
+Placement place_by_memory(const PlacementProblem& problem, const std::string& source) {
+  const int groups = group_count(problem);
+  std::vector<int> order(groups);
+  std::iota(order.begin(), order.end(), 0);
+  auto memory_of = [&](int g) {
+    return g < static_cast<int>(problem.group_memory_bytes.size()) ? problem.group_memory_bytes[g] : 0.0;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return memory_of(a) > memory_of(b); });
+  std::vector<double> used_bytes(problem.gpus, 0);
+  std::vector<int> gpu_of_group(groups, -1);
+  for (int g : order) {
+    for (int d = 0; d < problem.gpus && gpu_of_group[g] < 0; ++d)
+      if (used_bytes[d] + memory_of(g) <= problem.gpu_memory_bytes) {
+        gpu_of_group[g] = d;
+        used_bytes[d] += memory_of(g);
+      }
+    if (gpu_of_group[g] < 0)
+      throw InputError(source, "memory",
+                       "the operator groups could not be packed into the " + std::to_string(problem.gpus) +
+                           " GPUs' memory (group " + std::to_string(g) + " fits nowhere, first-fit decreasing)");
+  }
+  Placement placement = schedule(problem, gpu_of_group);
+  placement.method = "heft";
+  return placement;
+}
+
+}  // namespace
+
 Placement place_heft(const PlacementProblem& problem, const std::string& source) {
   check_memory(problem, source);  // also validates the problem
   const int tasks = static_cast<int>(problem.tasks.size());
@@ -72,10 +105,7 @@ Placement place_heft(const PlacementProblem& problem, const std::string& source)
           best_finish = f;
         }
       }
-      if (chosen < 0)
-        throw InputError(source, "memory",
-                         "operator group " + std::to_string(g) + " fits on none of the " + std::to_string(gpus) +
-                             " GPUs once the earlier groups are placed (greedy packing by the list scheduler)");
+      if (chosen < 0) return place_by_memory(problem, source);
       gpu_of_group[g] = chosen;
       used_bytes[chosen] += memory_of(g);
     }
@@ -87,8 +117,7 @@ Placement place_heft(const PlacementProblem& problem, const std::string& source)
   for (int g = 0; g < groups; ++g) {
     if (gpu_of_group[g] >= 0) continue;
     int roomiest = static_cast<int>(std::min_element(used_bytes.begin(), used_bytes.end()) - used_bytes.begin());
-    if (!fits(roomiest, g))
-      throw InputError(source, "memory", "operator group " + std::to_string(g) + " fits on none of the GPUs");
+    if (!fits(roomiest, g)) return place_by_memory(problem, source);
     gpu_of_group[g] = roomiest;
     used_bytes[roomiest] += memory_of(g);
   }

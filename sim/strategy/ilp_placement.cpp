@@ -9,8 +9,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -307,8 +305,6 @@ IlpPlacementResult place_ilp(const PlacementProblem& problem, const Placement& w
     mip_start.push_back({name, start[i]});
   }
 
-  const double built_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (std::getenv("SCALECAST_PLACEMENT_DEBUG")) std::fprintf(stderr, "ilp built in %.2f s\n", built_s);
   CbcModel model(solver);
   CbcMain0(model);
   model.setMIPStart(mip_start);

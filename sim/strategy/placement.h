@@ -40,7 +40,7 @@ struct Placement {
   std::vector<std::vector<int>> task_order;
   std::vector<double> start_s;  // per task: when the schedule starts it
   double step_time_s = 0;       // the schedule's makespan, transfers included
-  std::string method;           // "heft", "cbc", "single-gpu"
+  std::string method;           // "heft", "cbc", "single-gpu" (all on one GPU)
   bool proven_optimal = false;
 
   // What a report shows (filled by schedule() and evaluate_order()):
@@ -95,13 +95,17 @@ void check_memory(const PlacementProblem& problem, const std::string& source);
 // HEFT-like list scheduling (Topcuoglu et al. 2002) with the group constraint: tasks in
 // decreasing upward rank (average transfer costs); a group's first task picks the GPU, among
 // those with memory left for the group, where it would finish earliest; the group's later
-// tasks follow it. The returned step time is schedule()'s for that assignment.
-// Throws InputError(source, "memory", ...) when the groups do not fit.
+// tasks follow it. The returned step time is schedule()'s for that assignment. When those
+// choices leave a group no GPU with room, the groups are packed by memory alone (first-fit
+// decreasing) and list-scheduled. Throws InputError(source, "memory", ...) when the groups
+// do not fit (check_memory) or that packing fails too.
 Placement place_heft(const PlacementProblem& problem, const std::string& source = "placement");
 
 // HEFT, then (up to options.max_solver_tasks tasks) the CBC integer program warm-started from
 // it (sim/strategy/ilp_placement.h); both are evaluated in the same model and the better one is
-// returned (method "cbc" or "heft"; "single-gpu" when M = 1). Throws InputError(source,
+// returned (method "cbc" or "heft"; "single-gpu" when M = 1 or when one GPU beats both).
+// Graphs above options' solver limits are coarsened first (placement_coarsening.h); then the
+// solver proves nothing and solver_lower_bound_s stays 0. Throws InputError(source,
 // "memory", ...) when no assignment fits the GPUs' memory.
 Placement place_best(const PlacementProblem& problem, const PlacementOptions& options,
                      const std::string& source = "placement");

@@ -147,6 +147,21 @@ TEST(PlacementHeft, RespectsMemoryCapacity) {
   EXPECT_NEAR(placement.step_time_s, 2e-3 + kTransfer_s, 1e-15);
 }
 
+TEST(PlacementHeft, PacksByMemoryWhenGreedyChoicesGetStuck) {
+  // Four independent 1 ms tasks of 5, 5, 6 and 4 GB on two 10 GB GPUs: earliest finish puts
+  // the two 5 GB groups on different GPUs, and then 6 GB fits nowhere; first-fit decreasing
+  // (6 + 4, 5 + 5) does.
+  PlacementProblem problem;
+  uniform_links(problem, 2, kBandwidth_Bps, kLatency_s);
+  for (int i = 0; i < 4; ++i) add_task(problem, "t" + std::to_string(i), 1e-3);
+  problem.group_memory_bytes = {5e9, 5e9, 6e9, 4e9};
+  problem.gpu_memory_bytes = 10e9;
+  Placement placement = place_heft(problem);
+  expect_valid_schedule(problem, placement);
+  EXPECT_EQ(placement.gpu_of_group, (std::vector<int>{1, 1, 0, 0}));
+  EXPECT_DOUBLE_EQ(placement.step_time_s, 2e-3);
+}
+
 TEST(PlacementHeft, ModelTooLargeIsInputErrorNamingSourceAndMemory) {
   PlacementProblem problem = fork_join(1e-3, 1e-3, 1e-3);
   problem.gpu_memory_bytes = 10e9;
