@@ -14,9 +14,37 @@ namespace scalecast {
 
 namespace {
 
-// HEFT or, when better, everything on one GPU (HEFT's greedy splits can lose to no split).
+// The problem on its first `gpus` GPUs only: a placement there is one on all of them.
+PlacementProblem on_fewer_gpus(const PlacementProblem& problem, int gpus) {
+  PlacementProblem fewer = problem;
+  fewer.gpus = gpus;
+  fewer.bandwidth_Bps.resize(gpus);
+  fewer.latency_s.resize(gpus);
+  for (int i = 0; i < gpus; ++i) {
+    fewer.bandwidth_Bps[i].resize(gpus);
+    fewer.latency_s[i].resize(gpus);
+  }
+  return fewer;
+}
+
+// HEFT on all M GPUs, HEFT on the first M/2, M/4, ... (its greedy earliest-finish choices can
+// spread a graph so thin that transfers cost more than the extra GPUs gain), and everything
+// on one GPU: the fastest.
 Placement list_candidate(const PlacementProblem& problem, const std::string& source) {
   Placement best = place_heft(problem, source);
+  for (int gpus = problem.gpus / 2; gpus >= 2; gpus /= 2) {
+    PlacementProblem fewer = on_fewer_gpus(problem, gpus);
+    try {
+      check_memory(fewer, source);
+    } catch (const InputError&) {
+      break;  // fewer GPUs cannot hold the model
+    }
+    Placement candidate = place_heft(fewer, source);
+    if (candidate.step_time_s < best.step_time_s) {
+      best = schedule(problem, candidate.gpu_of_group);  // the same schedule, with M task lists
+      best.method = "heft";
+    }
+  }
   double total_memory_bytes = 0;
   for (double bytes : problem.group_memory_bytes) total_memory_bytes += bytes;
   if (problem.gpu_memory_bytes <= 0 || total_memory_bytes <= problem.gpu_memory_bytes) {
