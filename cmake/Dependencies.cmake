@@ -23,6 +23,10 @@ scalecast_require(Boost_FOUND "Boost.Program_options" "libboost-program-options-
 find_package(nlohmann_json 3.10 QUIET)
 scalecast_require(nlohmann_json_FOUND "nlohmann-json" "nlohmann-json3-dev")
 
+# COIN-OR CBC (with CLP as its LP solver): the placement integer program (sim/strategy/ilp_placement.cpp).
+pkg_check_modules(CBC QUIET IMPORTED_TARGET cbc osi-clp)
+scalecast_require(CBC_FOUND "COIN-OR CBC and CLP" "coinor-libcbc-dev")
+
 find_package(Threads REQUIRED)
 
 if(SCALECAST_BUILD_TESTS)

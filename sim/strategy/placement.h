@@ -18,7 +18,8 @@ struct PlacementTask {
 struct PlacementEdge {
   int from = 0;
   int to = 0;
-  double bytes = 0;          // moved only when the two tasks sit on different GPUs
+  double bytes = 0;          // moved only when the two tasks sit on different GPUs; 0 = ordering
+                             // only (no transfer, no cost, even across GPUs)
 };
 
 struct PlacementProblem {
@@ -37,23 +38,76 @@ struct Placement {
   // Per GPU, its tasks in the order the schedule runs them: the simulator replays this order
   // on the GPU's compute stream, so the simulated step matches the placement's schedule.
   std::vector<std::vector<int>> task_order;
+  std::vector<double> start_s;  // per task: when the schedule starts it
   double step_time_s = 0;       // the schedule's makespan, transfers included
-  std::string method;           // "heft", "cbc", "single-gpu"
+  std::string method;           // "heft", "cbc", "single-gpu" (all on one GPU)
   bool proven_optimal = false;
+
+  // What a report shows (filled by schedule() and evaluate_order()):
+  double single_gpu_step_s = 0;  // every task on one GPU: the sum of the durations
+  int transfers = 0;             // edges with bytes whose two tasks sit on different GPUs
+  double transfer_bytes = 0;     // their bytes
+  // The worker's model-parallel speedup: 1-GPU step / M-GPU step (1 for an empty graph).
+  double mp_speedup() const { return step_time_s > 0 ? single_gpu_step_s / step_time_s : 1; }
+  // Set by place_best when CBC ran: its lower bound on any placement's step under the same
+  // model (0 when it did not run). proven_optimal means step_time_s reaches it.
+  double solver_lower_bound_s = 0;
 };
 
 struct PlacementOptions {
   double solver_time_limit_s = 5;
   int max_solver_tasks = 400;   // larger graphs are placed by the list scheduler alone
+  // The integer program grows with the task pairs the graph leaves unordered (one binary and
+  // two rows each) and CBC only checks its time limit between phases: above this many pairs
+  // the program is built on the coarsened graph (placement_coarsening.h), and when even that
+  // is above it, not at all.
+  int max_solver_pairs = 2000;
 };
 
-// The list schedule of a given assignment (each GPU runs one task at a time; a task starts
-// when its GPU is free and its inputs have arrived; transfers run beside compute): fills
-// task_order and step_time_s.
+// The cost model all of placement shares (sim/strategy/list_schedule.cpp):
+//  - a GPU runs one task at a time, for the task's duration_s;
+//  - an edge with bytes > 0 between tasks on GPUs i != j delivers its data
+//    latency_s[i][j] + bytes / bandwidth_Bps[i][j] after its source task ends;
+//  - transfers run beside compute and never contend with one another. The simulator shares
+//    links between concurrent flows (max-min), so it can find a step slower than this model.
+
+// The list schedule of a given assignment: whenever a GPU is free it starts, among its tasks
+// whose inputs have all arrived, the one with the longest remaining path to the end (upward
+// rank under this assignment; ties: lower task index); it idles only when none has arrived.
+// Deterministic. Fills task_order, step_time_s and the report fields; method is left empty.
+// Throws std::invalid_argument on a malformed problem or assignment (a caller's bug).
 Placement schedule(const PlacementProblem& problem, const std::vector<int>& gpu_of_group);
 
-Placement place_heft(const PlacementProblem& problem);
-// Throws InputError when no assignment fits the GPUs' memory.
-Placement place_best(const PlacementProblem& problem, const PlacementOptions& options);
+// The makespan of a fixed per-GPU order, as the simulator replays it: each GPU runs its list
+// in order, a task starting when the previous one ended and its inputs arrived. Throws
+// std::invalid_argument when the orders deadlock (a task waits for one queued behind it).
+Placement evaluate_order(const PlacementProblem& problem, const std::vector<int>& gpu_of_group,
+                         const std::vector<std::vector<int>>& task_order);
+
+// The number of groups of a problem: group_memory_bytes.size(), or more when tasks name
+// higher groups (their memory is then 0).
+int group_count(const PlacementProblem& problem);
+
+// Checks that the groups can fit the GPUs' memory at all (each group within one GPU's
+// capacity, their sum within M GPUs'); throws InputError(source, "memory", ...) otherwise.
+void check_memory(const PlacementProblem& problem, const std::string& source);
+
+// HEFT-like list scheduling (Topcuoglu et al. 2002) with the group constraint: tasks in
+// decreasing upward rank (average transfer costs); a group's first task picks the GPU, among
+// those with memory left for the group, where it would finish earliest; the group's later
+// tasks follow it. The returned step time is schedule()'s for that assignment. When those
+// choices leave a group no GPU with room, the groups are packed by memory alone (first-fit
+// decreasing) and list-scheduled. Throws InputError(source, "memory", ...) when the groups
+// do not fit (check_memory) or that packing fails too.
+Placement place_heft(const PlacementProblem& problem, const std::string& source = "placement");
+
+// HEFT, then (up to options.max_solver_tasks tasks) the CBC integer program warm-started from
+// it (sim/strategy/ilp_placement.h); both are evaluated in the same model and the better one is
+// returned (method "cbc" or "heft"; "single-gpu" when M = 1 or when one GPU beats both).
+// Graphs above options' solver limits are coarsened first (placement_coarsening.h); then the
+// solver proves nothing and solver_lower_bound_s stays 0. Throws InputError(source,
+// "memory", ...) when no assignment fits the GPUs' memory.
+Placement place_best(const PlacementProblem& problem, const PlacementOptions& options,
+                     const std::string& source = "placement");
 
 }  // namespace scalecast
