@@ -78,6 +78,7 @@ class Replay {
   std::shared_ptr<const PreparedCollective> prepare(const std::vector<CollectivePlan>& plans) const;
   void start_runner(std::shared_ptr<const PreparedCollective> prepared, double byte_scale,
                     std::vector<std::pair<int, int>> waiters, CollectiveRecord record);
+  void finish_runner(const std::vector<std::pair<int, int>>& waiters, const CollectiveRecord& record);
   std::vector<Flow> merge_exclusive_flows(const std::vector<const Flow*>& flows) const;
   void notify(int k, Notice notice);
   bool everyone_blocked() const;
@@ -238,10 +239,7 @@ void Replay::start_runner(std::shared_ptr<const PreparedCollective> prepared, do
       sg::Actor::create("collective", topology_->gpu_host(0), [this, duration_s = *duration_s, waiters = std::move(waiters), record]() mutable {
         sg::this_actor::sleep_for(duration_s);
         record.end_s = sg::Engine::get_clock();
-        result_.flows += record.flows;
-        result_.collectives.push_back(record);
-        --active_runners_;
-        for (auto [k, task] : waiters) notify(k, {task, true});
+        finish_runner(waiters, record);
       });
       return;
     }
@@ -260,11 +258,19 @@ void Replay::start_runner(std::shared_ptr<const PreparedCollective> prepared, do
       if (runs.size() < 2 && (runs.empty() || runs[0].byte_scale != byte_scale))
         runs.push_back({byte_scale, record.end_s - record.start_s});
     }
-    result_.flows += record.flows;
-    result_.collectives.push_back(record);
-    --active_runners_;
-    for (auto [k, task] : waiters) notify(k, {task, true});
+    finish_runner(waiters, record);
   });
+}
+
+// Every waiter's notice is queued before the runner stops counting as active and before any
+// class is woken: waking is a simcall, and a class that runs in between must not find this
+// collective neither running nor reported (it would take the job for deadlocked).
+void Replay::finish_runner(const std::vector<std::pair<int, int>>& waiters, const CollectiveRecord& record) {
+  result_.flows += record.flows;
+  result_.collectives.push_back(record);
+  for (auto [k, task] : waiters) state_[k].notices.push_back({task, true});
+  --active_runners_;
+  for (auto [k, task] : waiters) state_[k].wake->notify_all();
 }
 
 void Replay::arrive_collective(int k, int task_index) {

@@ -49,23 +49,24 @@ ModelGraph two_branches() {
   return model_of({op("stem", 1, 1, 1, {}), op("a", 200, 1, 10, {0}), op("b", 200, 1, 10, {0}), op("join", 1, 1, 1, {1, 2})});
 }
 
-ModelGraph chain(int length) {
+// Weightless layers: forward and backward are one chain with nothing beside it. (With weights,
+// each layer's weight gradient could run beside the next input gradient on another GPU.)
+ModelGraph chain(int length, double parameter_mb = 0) {
   std::vector<Operator> operators;
   for (int i = 0; i < length; ++i)
-    operators.push_back(op("layer" + std::to_string(i), 50, 4, 20, i ? std::vector<int>{i - 1} : std::vector<int>{}));
+    operators.push_back(op("layer" + std::to_string(i), 50, 4, parameter_mb, i ? std::vector<int>{i - 1} : std::vector<int>{}));
   return model_of(operators);
-}
-
-WorkerPlan plan(const ModelGraph& model, const PlatformSpec& platform, int m) {
-  HybridOptions options;
-  options.gpus_per_worker = m;
-  return plan_worker(model, platform, ComputeCostModel{}, options);
 }
 
 HybridOptions options_for(int m) {
   HybridOptions options;
   options.gpus_per_worker = m;
+  options.placement.solver_time_limit_s = 1;
   return options;
+}
+
+WorkerPlan plan(const ModelGraph& model, const PlatformSpec& platform, int m) {
+  return plan_worker(model, platform, ComputeCostModel{}, options_for(m));
 }
 
 double replayed_step_s(const ExecutionGraph& graph, const PlatformSpec& platform, ReplayResult* out = nullptr) {
@@ -108,7 +109,7 @@ TEST(HybridPlan, ModelThatDoesNotFitIsRefused) {
 }
 
 TEST(HybridLowering, DataParallelIsHybridOne) {
-  const ModelGraph model = chain(4);
+  const ModelGraph model = chain(4, 20);
   const WorkerPlan p = plan(model, full_mesh(8), 1);
   const ExecutionGraph graph = lower_hybrid(model, p, 8, options_for(1));
   validate(graph, "lowered");

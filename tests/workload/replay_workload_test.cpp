@@ -6,8 +6,7 @@
 #include "sim/engine/cost_model_table.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/platform/platform_yaml.h"
-#include "sim/strategy/data_parallel.h"
-#include "sim/workload/model_workload.h"
+#include "sim/strategy/hybrid_parallel.h"
 #include "sim/workload/step_estimate.h"
 
 namespace scalecast {
@@ -18,7 +17,9 @@ TEST(ReplayWorkload, InceptionDataParallelStepOnDgx1) {
   const PlatformSpec platform = load_platform("dgx1-v100");
   ReplayOptions options;
   options.compute = compute_cost_model_for(load_cost_model_table(), platform.node.gpu, model.precision);
-  const ReplayResult result = replay(extrapolate_data_parallel(model_workload(model, {}), 8), platform, options);
+  const HybridOptions dp;
+  const WorkerPlan plan = plan_worker(model, platform, options.compute, dp);
+  const ReplayResult result = replay(lower_hybrid(model, plan, 8, dp), platform, options);
   const double single_s = single_gpu_step(model, model.batch_per_gpu, platform.node.gpu, options.compute).step_s();
   // The step is at least the GPU's own work, and the 108 MB of gradients over NVLink add little.
   EXPECT_GE(result.makespan_s, single_s * 0.999);

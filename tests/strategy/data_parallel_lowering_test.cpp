@@ -1,9 +1,11 @@
-#include "sim/workload/model_workload.h"
-
+// DP is hybrid:1: a workload graph lowered for one-GPU workers. Gradient buckets fill in the
+// order the backward pass completes the gradients (a weight shared by several operators after
+// its last contribution), sparse gradients count the rows a step touches.
 #include <gtest/gtest.h>
 
-#include "sim/trace/execution_graph.h"
+#include "sim/strategy/hybrid_parallel.h"
 #include "sim/workload/training_graph.h"
+#include "tests/support/test_platforms.h"
 
 namespace scalecast {
 namespace {
@@ -12,6 +14,7 @@ namespace {
 ModelGraph lstm_like() {
   ModelGraph model;
   model.name = "lstm_like";
+  model.source = "lstm_like.yaml";
   model.batch_per_gpu = 4;
   model.operators = {
       {"emb", "embedding", 0, 100, 1000, {}, 4},
@@ -25,6 +28,17 @@ ModelGraph lstm_like() {
   return model;
 }
 
+ExecutionGraph lower_dp(const ModelGraph& model, double bucket_bytes, double gradient_scale = 1) {
+  HybridOptions options;
+  options.bucket_bytes = bucket_bytes;
+  options.gradient_bytes_scale = gradient_scale;
+  const PlatformSpec platform = testing::nvlink_node(8, {}, 100e9, 1e-6);
+  const WorkerPlan plan = plan_worker(model, platform, ComputeCostModel{}, options);
+  ExecutionGraph graph = lower_hybrid(model, plan, 8, options);
+  validate(graph, "lowered");
+  return graph;
+}
+
 std::vector<const Task*> of_kind(const ExecutionGraph& g, TaskKind kind) {
   std::vector<const Task*> tasks;
   for (const Task& t : g.programs[0].tasks)
@@ -32,11 +46,8 @@ std::vector<const Task*> of_kind(const ExecutionGraph& g, TaskKind kind) {
   return tasks;
 }
 
-TEST(ModelWorkload, OneBucketPerGradientWhenBucketsAreTiny) {
-  ModelWorkloadOptions options;
-  options.bucket_bytes = 1;
-  const ExecutionGraph g = model_workload(lstm_like(), options);
-  validate(g, "model_workload");
+TEST(DataParallelLowering, OneBucketPerGradientWhenBucketsAreTiny) {
+  const ExecutionGraph g = lower_dp(lstm_like(), 1);
   const auto& tasks = g.programs[0].tasks;
   const auto allreduces = of_kind(g, TaskKind::collective);
   // Three gradients: w (300), the LSTM layer once (800), the sparse embedding (20 x 4 = 80).
@@ -46,7 +57,7 @@ TEST(ModelWorkload, OneBucketPerGradientWhenBucketsAreTiny) {
   EXPECT_EQ(allreduces[2]->bytes, 80);
   // The layer's gradient is complete after its last contributing chunk (t0, backward order).
   EXPECT_EQ(tasks[allreduces[1]->deps[0].task].name, "l.t0.grad_weight");
-  EXPECT_EQ(tasks.back().name, "optimizer.step");
+  EXPECT_EQ(tasks.back().name, "optimizer.step.gpu0");
   EXPECT_EQ(tasks.back().deps.size(), 3u);
   // Every training-graph task is there, priced by the cost model.
   const auto compute = of_kind(g, TaskKind::compute);
@@ -54,25 +65,20 @@ TEST(ModelWorkload, OneBucketPerGradientWhenBucketsAreTiny) {
   for (const Task* t : compute) EXPECT_LT(t->duration_s, 0);
 }
 
-TEST(ModelWorkload, BucketsFillToTheCap) {
-  ModelWorkloadOptions options;
-  options.bucket_bytes = 1000;
-  options.batch_per_gpu = 100;  // the embedding's sparse rows now cover the whole table
-  const ExecutionGraph g = model_workload(lstm_like(), options);
-  const auto allreduces = of_kind(g, TaskKind::collective);
+TEST(DataParallelLowering, BucketsFillToTheCap) {
+  ModelGraph model = lstm_like();
+  model.batch_per_gpu = 100;  // the embedding's sparse rows now cover the whole table
+  const auto allreduces = of_kind(lower_dp(model, 1000), TaskKind::collective);
   ASSERT_EQ(allreduces.size(), 2u);
   EXPECT_EQ(allreduces[0]->bytes, 1100);  // w + layer
   EXPECT_EQ(allreduces[1]->bytes, 1000);  // embedding: min(20 x 100, 1000)
-  EXPECT_EQ(g.metadata.at("batch_per_gpu"), "100");
-  options.gradient_bytes_scale = 0;
-  for (const Task* t : of_kind(model_workload(lstm_like(), options), TaskKind::collective)) EXPECT_EQ(t->bytes, 0);
+  for (const Task* t : of_kind(lower_dp(model, 1000, 0), TaskKind::collective)) EXPECT_EQ(t->bytes, 0);
 }
 
-TEST(ModelWorkload, PresetsLower) {
+TEST(DataParallelLowering, PresetsReduceEveryGradientOnce) {
   for (const char* name : {"inception_v3", "gnmt", "biglstm"}) {
     const ModelGraph model = load_model_graph(name);
-    const ExecutionGraph g = model_workload(model, {});
-    validate(g, name);
+    const ExecutionGraph g = lower_dp(model, 25.0 * 1024 * 1024);
     double reduced = 0;
     for (const Task* t : of_kind(g, TaskKind::collective)) reduced += t->bytes;
     double expected = 0;
