@@ -23,6 +23,9 @@ scalecast_require(Boost_FOUND "Boost.Program_options" "libboost-program-options-
 find_package(nlohmann_json 3.10 QUIET)
 scalecast_require(nlohmann_json_FOUND "nlohmann-json" "nlohmann-json3-dev")
 
+find_package(ZLIB QUIET)
+scalecast_require(ZLIB_FOUND "zlib" "zlib1g-dev")
+
 find_package(Threads REQUIRED)
 
 if(SCALECAST_BUILD_TESTS)

@@ -5,7 +5,8 @@
 namespace scalecast {
 
 double compute_duration_s(const Task& task, const GpuSpec& gpu, const ComputeCostModel& model) {
-  if (task.duration_s >= 0) return task.duration_s * model.duration_scale;
+  // Host (CPU-thread) tasks of imported traces take as long on any GPU: only GPU work scales.
+  if (task.duration_s >= 0) return task.duration_s * (task.op_kind == "host" ? 1.0 : model.duration_scale);
   double peak_flops = 0;
   auto it = gpu.peak_flops_per_s.find(model.precision);
   if (it != gpu.peak_flops_per_s.end()) peak_flops = it->second;

@@ -21,6 +21,7 @@ const std::map<std::string, Subcommand>& subcommands() {
       {"simulate", {scalecast::cli::run_simulate, "simulate one training step on a platform"}},
       {"collective", {scalecast::cli::run_collective, "nccl-tests-style sweep of one collective"}},
       {"inspect", {scalecast::cli::run_inspect, "summarise a trace or timeline; export for Perfetto"}},
+      {"import", {scalecast::cli::run_import, "import PyTorch profiler (Kineto) traces as a scalecast trace"}},
   };
   return table;
 }
