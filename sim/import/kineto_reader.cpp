@@ -204,7 +204,7 @@ class KinetoSax {
       op.correlation = static_cast<int64_t>(number(e.correlation, "args.correlation", what));
       op.external_id = static_cast<int64_t>(optional_number(e.external_id, "args.External id", -1));
       op.bytes = optional_number(e.bytes, "args.bytes", -1);
-      op.name = name;
+      op.name = intern(name);
       if (e.collective.present) {
         KinetoNcclArgs nccl;
         nccl.collective = e.collective.text;
@@ -269,6 +269,10 @@ KinetoTrace read_kineto_trace(const std::string& path) {
   // false only if the handler asks it to stop, which this one never does.
   nlohmann::json::sax_parse(input, &sax);
   sax.finish();
+  // Vectors grew by doubling while streaming; give back the slack before the graph is built.
+  trace.gpu_ops.shrink_to_fit();
+  trace.runtime_calls.shrink_to_fit();
+  trace.cpu_ops.shrink_to_fit();
   if (trace.world_size == 0 || trace.world_size < -1)
     throw InputError(path, "distributedInfo.world_size", "must be at least 1, got " + std::to_string(trace.world_size));
   if (trace.rank < -1) throw InputError(path, "distributedInfo.rank", "must be >= 0, got " + std::to_string(trace.rank));

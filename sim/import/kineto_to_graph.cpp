@@ -25,11 +25,8 @@ struct Window {
 };
 
 // A task being built, with the time used to order the program's task list.
-struct Draft {
-  Task task;
-  double order_us = 0;
-  std::vector<int> deps;  // draft indices
-};
+// Tasks are built in creation order, with the time that places them in the program's list;
+// their deps hold creation indices until the list is ordered.
 
 struct GpuTaskInfo {
   int draft = -1;
@@ -92,10 +89,12 @@ class ProgramBuilder {
   void find_owners();
   void make_gpu_tasks();
   void make_host_tasks();
-  void set_collective(Draft& draft, const KinetoGpuOp& op, int64_t tid);
+  void set_collective(Task& task, const KinetoGpuOp& op, int64_t tid);
+  const std::string& name_of(const KinetoGpuOp& op) const { return trace_.names[op.name]; }
   int add(Task task, double order_us) {
-    drafts_.push_back({std::move(task), order_us, {}});
-    return static_cast<int>(drafts_.size()) - 1;
+    tasks_.push_back(std::move(task));
+    order_us_.push_back(order_us);
+    return static_cast<int>(tasks_.size()) - 1;
   }
 
   const KinetoTrace& trace_;
@@ -111,7 +110,9 @@ class ProgramBuilder {
   std::vector<int> op_task_;           // per GPU op: its GPU task (info index) or -1
   std::vector<bool> op_heads_task_;    // per GPU op: first op of its task
   std::vector<GpuTaskInfo> gpu_tasks_;
-  std::vector<Draft> drafts_;
+  std::vector<Task> tasks_;
+  std::vector<double> order_us_;
+  void depend(int task, int on) { tasks_[task].deps.push_back({0, on}); }
   std::unordered_map<int64_t, double> last_copy_bytes_;  // thread -> size of its last device copy
   std::vector<int> op_owner_;  // per GPU op: the innermost CPU operator around its launch, or -1
 };
@@ -194,7 +195,7 @@ void ProgramBuilder::make_gpu_tasks() {
   for (size_t k = 0; k < kept.size(); ++k) {
     const int i = kept[k];
     const KinetoGpuOp& op = ops[i];
-    const bool nccl = op.kind == KinetoGpuOp::Kind::kernel && is_nccl_kernel(op.name);
+    const bool nccl = op.kind == KinetoGpuOp::Kind::kernel && is_nccl_kernel(name_of(op));
     ++out_.stats.gpu_ops;
     if (op.kind == KinetoGpuOp::Kind::kernel) ++out_.stats.kernels;
     // Join the previous task of the stream when the same CPU operator launched both.
@@ -203,9 +204,8 @@ void ProgramBuilder::make_gpu_tasks() {
       const KinetoGpuOp& prev = ops[p];
       const int t = op_task_[p];
       if (prev.stream == op.stream && op_owner_[p] == op_owner_[i] && op_window_[p] == op_window_[i] &&
-          drafts_[gpu_tasks_[t].draft].task.kind == TaskKind::compute) {
-        Draft& d = drafts_[gpu_tasks_[t].draft];
-        d.task.duration_s += op.dur_us * kUs;
+          tasks_[gpu_tasks_[t].draft].kind == TaskKind::compute) {
+        tasks_[gpu_tasks_[t].draft].duration_s += op.dur_us * kUs;
         gpu_tasks_[t].end_us = std::max(gpu_tasks_[t].end_us, op.ts_us + op.dur_us);
         op_task_[i] = t;
         continue;
@@ -213,7 +213,7 @@ void ProgramBuilder::make_gpu_tasks() {
     }
     Task task;
     task.kind = TaskKind::compute;
-    task.name = op.name;
+    task.name = name_of(op);
     task.stream = op.stream;
     task.step = windows_[op_window_[i]].number;
     task.duration_s = op.dur_us * kUs;
@@ -226,9 +226,8 @@ void ProgramBuilder::make_gpu_tasks() {
   }
 }
 
-void ProgramBuilder::set_collective(Draft& draft, const KinetoGpuOp& op, int64_t tid) {
-  Task& task = draft.task;
-  const auto info = parse_nccl_kernel_name(op.name);
+void ProgramBuilder::set_collective(Task& task, const KinetoGpuOp& op, int64_t tid) {
+  const auto info = parse_nccl_kernel_name(name_of(op));
   if (info && info->point_to_point && op.nccl < 0) {
     // NCCL's send/recv kernels name no peer; replaying them needs one, so they keep their
     // measured duration (a pipeline's transfers stay as measured, not re-simulated).
@@ -242,7 +241,7 @@ void ProgramBuilder::set_collective(Draft& draft, const KinetoGpuOp& op, int64_t
   if (op.nccl >= 0) {
     const KinetoNcclArgs& args = trace_.nccl_args[op.nccl];
     if (!parse_collective_name(args.collective, task.op))
-      throw InputError(trace_.source, "traceEvents: kernel '" + op.name + "' args.Collective name",
+      throw InputError(trace_.source, "traceEvents: kernel '" + name_of(op) + "' args.Collective name",
                        "unknown collective '" + args.collective + "'");
     task.dtype = normalize_dtype(args.dtype);
     if (task.dtype.empty()) task.dtype = info && !info->dtype.empty() ? info->dtype : "uint8";
@@ -257,7 +256,7 @@ void ProgramBuilder::set_collective(Draft& draft, const KinetoGpuOp& op, int64_t
     }
     task.bytes = elements * element_bytes;
     if (!args.process_group_ranks.empty())
-      ranks = parse_rank_list(args.process_group_ranks, trace_.source, "traceEvents: kernel '" + op.name + "' args.Process Group Ranks");
+      ranks = parse_rank_list(args.process_group_ranks, trace_.source, "traceEvents: kernel '" + name_of(op) + "' args.Process Group Ranks");
   } else {
     if (info && info->op_known) task.op = info->op;
     if (info && !info->dtype.empty()) task.dtype = info->dtype;
@@ -277,10 +276,10 @@ void ProgramBuilder::set_collective(Draft& draft, const KinetoGpuOp& op, int64_t
   std::sort(sorted.begin(), sorted.end());
   for (int r : sorted)
     if (r < 0 || r >= world_size_)
-      throw InputError(trace_.source, "traceEvents: kernel '" + op.name + "' args.Process Group Ranks",
+      throw InputError(trace_.source, "traceEvents: kernel '" + name_of(op) + "' args.Process Group Ranks",
                        "rank " + std::to_string(r) + " is outside the world of " + std::to_string(world_size_));
   if (static_cast<int>(sorted.size()) != world_size_)
-    throw InputError(trace_.source, "traceEvents: kernel '" + op.name + "' args.Process Group Ranks",
+    throw InputError(trace_.source, "traceEvents: kernel '" + name_of(op) + "' args.Process Group Ranks",
                      "process groups smaller than the world (" + args_text(sorted) + ") are not supported yet");
   auto [it, added] = communicators_.emplace(sorted, static_cast<int>(communicators_.size()));
   task.communicator = it->second;
@@ -353,7 +352,7 @@ void ProgramBuilder::make_host_tasks() {
       std::map<int, int> last_task_on_stream;  // this thread's launches in this window: stream -> GPU task
       bool waiting = false;                    // a cudaStreamWaitEvent is pending
       auto chain = [&](int d) {
-        if (previous < 0 && markers[w] >= 0) drafts_[d].deps.push_back(markers[w]);
+        if (previous < 0 && markers[w] >= 0) depend(d, markers[w]);
         previous = d;
       };
       auto segment = [&](const std::string& name, double end_us) {
@@ -376,22 +375,21 @@ void ProgramBuilder::make_host_tasks() {
         if (launched_op != op_of_call.end() && op_task_[launched_op->second] >= 0) {
           const int i = launched_op->second;
           const KinetoGpuOp& op = ops[i];
-          if (op.kind == KinetoGpuOp::Kind::memcpy && op.name.find("DtoD") != std::string::npos && op.bytes >= 0)
+          if (op.kind == KinetoGpuOp::Kind::memcpy && name_of(op).find("DtoD") != std::string::npos && op.bytes >= 0)
             last_copy_bytes_[tid] = op.bytes;
           const int t = op_task_[i];
           GpuTaskInfo& g = gpu_tasks_[t];
           const bool blocking = is_copy_call(name) && op.ts_us + op.dur_us <= call_end;
           if (op_heads_task_[i]) {
-            Draft& d = drafts_[g.draft];
-            if (d.task.kind == TaskKind::compute && is_nccl_kernel(op.name)) set_collective(drafts_[g.draft], op, tid);
+            if (tasks_[g.draft].kind == TaskKind::compute && is_nccl_kernel(name_of(op))) set_collective(tasks_[g.draft], op, tid);
             // The launch: the GPU task waits for the host to reach it. A blocking copy is
             // issued at the call's start; a launch returns before the kernel needs to start.
-            const int launch = segment("launch " + name, blocking ? call.ts_us : call_end);
-            drafts_[g.draft].deps.push_back(launch);
+            const int launch = segment("launch", blocking ? call.ts_us : call_end);
+            depend(g.draft, launch);
             if (waiting) {
               for (const auto& [stream, other] : last_task_on_stream)
                 if (stream != g.stream && gpu_tasks_[other].end_us <= g.start_us + kClockSlackUs)
-                  drafts_[g.draft].deps.push_back(gpu_tasks_[other].draft);
+                  depend(g.draft, gpu_tasks_[other].draft);
             }
           }
           waiting = false;
@@ -399,7 +397,7 @@ void ProgramBuilder::make_host_tasks() {
           if (blocking) {
             // The host resumes when the copy is done, plus what the call took after that.
             const int sync = host_task("wait " + name, tid, window.number, std::max(call.ts_us, op.ts_us + op.dur_us), call_end, cursor);
-            drafts_[sync].deps.push_back(g.draft);
+            depend(sync, g.draft);
             chain(sync);
             cursor = std::max(cursor, call_end);
           }
@@ -416,7 +414,7 @@ void ProgramBuilder::make_host_tasks() {
           }
           segment("host", call.ts_us);
           const int sync = host_task("wait " + name, tid, window.number, std::max(call.ts_us, release_end), call_end, cursor);
-          if (release >= 0) drafts_[sync].deps.push_back(gpu_tasks_[op_task_[release]].draft);
+          if (release >= 0) depend(sync, gpu_tasks_[op_task_[release]].draft);
           chain(sync);
           cursor = std::max(cursor, call_end);
         }
@@ -432,32 +430,60 @@ RankProgram ProgramBuilder::build() {
     if (trace_.runtime_calls[c].correlation >= 0) call_of_correlation_[trace_.runtime_calls[c].correlation] = static_cast<int>(c);
   find_owners();
   make_windows();
+  // About a GPU task and its launch per op, plus waits and step markers.
+  tasks_.reserve(2 * trace_.gpu_ops.size() + trace_.gpu_ops.size() / 8 + 64);
+  order_us_.reserve(tasks_.capacity());
   make_gpu_tasks();
   if (gpu_tasks_.empty())
     throw InputError(trace_.source, "traceEvents", "no GPU kernels inside the profiled steps (is GPU activity profiling on?)");
   make_host_tasks();
   // NCCL kernels whose launch was not traced still become collectives.
   for (size_t i = 0; i < trace_.gpu_ops.size(); ++i)
-    if (op_task_[i] >= 0 && op_heads_task_[i] && drafts_[gpu_tasks_[op_task_[i]].draft].task.kind == TaskKind::compute &&
-        is_nccl_kernel(trace_.gpu_ops[i].name) && !call_of_correlation_.count(trace_.gpu_ops[i].correlation))
-      set_collective(drafts_[gpu_tasks_[op_task_[i]].draft], trace_.gpu_ops[i], main_tid_);
+    if (op_task_[i] >= 0 && op_heads_task_[i] && tasks_[gpu_tasks_[op_task_[i]].draft].kind == TaskKind::compute &&
+        is_nccl_kernel(name_of(trace_.gpu_ops[i])) && !call_of_correlation_.count(trace_.gpu_ops[i].correlation))
+      set_collective(tasks_[gpu_tasks_[op_task_[i]].draft], trace_.gpu_ops[i], main_tid_);
 
-  // Order tasks by time (streams keep their order: each stream's drafts are made in time order).
-  std::vector<int> order(drafts_.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return drafts_[a].order_us < drafts_[b].order_us; });
-  std::vector<int> index(drafts_.size());
-  for (size_t k = 0; k < order.size(); ++k) index[order[k]] = static_cast<int>(k);
-  RankProgram program;
-  program.tasks.reserve(drafts_.size());
-  for (int d : order) {
-    Task task = std::move(drafts_[d].task);
-    std::set<int> deps;
-    for (int dep : drafts_[d].deps)
-      if (dep >= 0 && dep != d) deps.insert(index[dep]);
-    for (int dep : deps) task.deps.push_back({0, dep});
-    program.tasks.push_back(std::move(task));
+  // The lookups are done with: free them before the list is ordered (peak memory).
+  call_of_correlation_ = {};
+  op_window_ = {};
+  op_task_ = {};
+  op_heads_task_ = {};
+  op_owner_ = {};
+  gpu_tasks_ = {};
+  // Order tasks by time (streams keep their order: each stream's tasks are made in time order),
+  // permuting in place so that the program takes the vector without a copy.
+  const size_t n = tasks_.size();
+  std::vector<int> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return order_us_[a] < order_us_[b]; });
+  std::vector<int> index(n);
+  for (size_t k = 0; k < n; ++k) index[order[k]] = static_cast<int>(k);
+  for (size_t k = 0; k < n; ++k) {  // follow each cycle of the permutation: task order[k] goes to k
+    if (index[k] < 0) continue;
+    size_t slot = k;
+    Task moving = std::move(tasks_[k]);
+    while (true) {
+      const size_t target = static_cast<size_t>(index[slot]);
+      index[slot] = -1 - index[slot];  // mark done, keep the value recoverable
+      if (target == k) {
+        tasks_[k] = std::move(moving);
+        break;
+      }
+      std::swap(moving, tasks_[target]);
+      slot = target;
+    }
   }
+  for (size_t k = 0; k < n; ++k) index[k] = -1 - index[k];
+  for (size_t k = 0; k < n; ++k) {
+    Task& task = tasks_[k];
+    std::set<int> deps;
+    for (const TaskRef& dep : task.deps)
+      if (index[dep.task] != static_cast<int>(k)) deps.insert(index[dep.task]);
+    task.deps.clear();
+    for (int dep : deps) task.deps.push_back({0, dep});
+  }
+  RankProgram program;
+  program.tasks = std::move(tasks_);
   out_.stats.tasks += static_cast<long>(program.tasks.size());
   return program;
 }

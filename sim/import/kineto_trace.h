@@ -20,7 +20,7 @@ struct KinetoGpuOp {
   int64_t correlation = -1;  // links it to the CUDA runtime call that launched it
   int64_t external_id = -1;  // links it to the CPU operator it ran for
   double bytes = -1;         // memcpy/memset size, -1 when absent
-  std::string name;
+  int name = 0;              // index into KinetoTrace::names (kernel names repeat)
   int nccl = -1;  // index into KinetoTrace::nccl_args, -1 when the kernel carries no NCCL metadata
 };
 
@@ -65,7 +65,7 @@ struct KinetoTrace {
   int world_size = -1;  // distributedInfo.world_size
   std::string nccl_version;
   std::map<int, std::string> device_names;  // deviceProperties: id -> name
-  std::vector<std::string> names;           // interned CPU-side names
+  std::vector<std::string> names;           // interned event names
   std::vector<KinetoGpuOp> gpu_ops;
   std::vector<KinetoNcclArgs> nccl_args;
   std::vector<KinetoRuntimeCall> runtime_calls;
