@@ -24,7 +24,7 @@ struct Scalar {
 
 struct RawEvent {
   Scalar ph, cat, name, ts, dur, tid;
-  Scalar stream, device, correlation, external_id, bytes;
+  Scalar stream, device, correlation, external_id, bytes, alloc_bytes;
   Scalar collective, in_nelems, out_nelems, dtype, group_size, pg_ranks;
   void clear() { *this = RawEvent{}; }
 };
@@ -146,6 +146,7 @@ class KinetoSax {
     else if (key_ == "correlation") event_.correlation = std::move(value);
     else if (key_ == "External id") event_.external_id = std::move(value);
     else if (key_ == "bytes") event_.bytes = std::move(value);
+    else if (key_ == "Bytes") event_.alloc_bytes = std::move(value);
     else if (key_ == "Collective name") event_.collective = std::move(value);
     else if (key_ == "In msg nelems") event_.in_nelems = std::move(value);
     else if (key_ == "Out msg nelems") event_.out_nelems = std::move(value);
@@ -188,9 +189,15 @@ class KinetoSax {
 
   void finish_event() {
     const RawEvent& e = event_;
-    if (!e.cat.present || e.cat.is_number || !e.ph.present || e.ph.text != "X") return;  // flows, metadata, instants
+    if (!e.cat.present || e.cat.is_number || !e.ph.present) return;
     const std::string& cat = e.cat.text;
     const std::string name = e.name.present && !e.name.is_number ? e.name.text : std::string();
+    if (e.ph.text == "i" && cat == "cpu_instant_event" && name == "[memory]") {
+      const double bytes = optional_number(e.alloc_bytes, "args.Bytes", 0);
+      if (bytes > 0) trace_.allocations.push_back({thread_id(e.tid, "a memory event"), number(e.ts, "ts", "a memory event"), bytes});
+      return;
+    }
+    if (e.ph.text != "X") return;  // flows, metadata, other instants
     if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
       const char* what = "a GPU event";
       KinetoGpuOp op;
@@ -273,6 +280,7 @@ KinetoTrace read_kineto_trace(const std::string& path) {
   trace.gpu_ops.shrink_to_fit();
   trace.runtime_calls.shrink_to_fit();
   trace.cpu_ops.shrink_to_fit();
+  trace.allocations.shrink_to_fit();
   if (trace.world_size == 0 || trace.world_size < -1)
     throw InputError(path, "distributedInfo.world_size", "must be at least 1, got " + std::to_string(trace.world_size));
   if (trace.rank < -1) throw InputError(path, "distributedInfo.rank", "must be >= 0, got " + std::to_string(trace.rank));

@@ -113,7 +113,8 @@ class ProgramBuilder {
   std::vector<Task> tasks_;
   std::vector<double> order_us_;
   void depend(int task, int on) { tasks_[task].deps.push_back({0, on}); }
-  std::unordered_map<int64_t, double> last_copy_bytes_;  // thread -> size of its last device copy
+  std::unordered_map<int64_t, double> last_copy_bytes_;   // thread -> size of its last device copy
+  std::unordered_map<int64_t, double> last_alloc_bytes_;  // thread -> size of its last allocation
   std::vector<int> op_owner_;  // per GPU op: the innermost CPU operator around its launch, or -1
 };
 
@@ -260,14 +261,21 @@ void ProgramBuilder::set_collective(Task& task, const KinetoGpuOp& op, int64_t t
   } else {
     if (info && info->op_known) task.op = info->op;
     if (info && !info->dtype.empty()) task.dtype = info->dtype;
+    // PyTorch reduces a clone of the gradient: the copy's size, else (a strided copy runs as a
+    // kernel) the clone's allocation, rounded up by the caching allocator to 512 bytes.
     auto copy = last_copy_bytes_.find(tid);
+    auto alloc = last_alloc_bytes_.find(tid);
     if (copy != last_copy_bytes_.end() && copy->second >= 0) {
       task.bytes = copy->second;
+      ++out_.stats.inferred_sizes;
+    } else if (alloc != last_alloc_bytes_.end() && alloc->second >= 0) {
+      task.bytes = alloc->second;
       ++out_.stats.inferred_sizes;
     } else {
       ++out_.stats.unknown_sizes;
     }
-    last_copy_bytes_[tid] = -1;  // a copy serves one collective
+    last_copy_bytes_[tid] = -1;  // a copy or allocation serves one collective
+    last_alloc_bytes_[tid] = -1;
   }
   task.name = std::string(to_string(task.op)) + (task.bytes > 0 ? "" : " (size unknown)");
   if (ranks.empty())
@@ -294,6 +302,10 @@ void ProgramBuilder::make_host_tasks() {
     auto c = call_of_correlation_.find(ops[i].correlation);
     if (c != call_of_correlation_.end()) op_of_call[c->second] = static_cast<int>(i);
   }
+  std::map<int64_t, std::vector<KinetoAllocation>> allocations;
+  for (const auto& a : trace_.allocations) allocations[a.tid].push_back(a);
+  for (auto& [tid, list] : allocations)
+    std::stable_sort(list.begin(), list.end(), [](auto& a, auto& b) { return a.ts_us < b.ts_us; });
   std::map<int64_t, std::vector<int>> by_thread;
   for (size_t c = 0; c < calls.size(); ++c)
     if (window_of(calls[c].ts_us) >= 0) by_thread[calls[c].tid].push_back(static_cast<int>(c));
@@ -341,6 +353,8 @@ void ProgramBuilder::make_host_tasks() {
     const auto& list = by_thread[tid];
     const bool main = tid == main_tid_;
     size_t next = 0;
+    const std::vector<KinetoAllocation>& thread_allocations = allocations[tid];
+    size_t next_allocation = 0;
     for (size_t w = 0; w < windows_.size(); ++w) {
       const Window& window = windows_[w];
       double cursor = window.start_us;
@@ -367,6 +381,8 @@ void ProgramBuilder::make_host_tasks() {
         const KinetoRuntimeCall& call = calls[c];
         const std::string& name = trace_.names[call.name];
         const double call_end = call.ts_us + call.dur_us;
+        for (; next_allocation < thread_allocations.size() && thread_allocations[next_allocation].ts_us < call.ts_us; ++next_allocation)
+          last_alloc_bytes_[tid] = thread_allocations[next_allocation].bytes;
         if (name == "cudaStreamWaitEvent" || name == "cuStreamWaitEvent") {
           waiting = true;
           continue;

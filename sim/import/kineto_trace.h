@@ -52,6 +52,14 @@ struct KinetoCpuOp {
   int name = 0;
 };
 
+// A device memory allocation the profiler recorded (profile_memory=True): "[memory]" events
+// with positive "Bytes" (the caching allocator's block, rounded up to 512 bytes).
+struct KinetoAllocation {
+  int64_t tid = 0;
+  double ts_us = 0;
+  double bytes = 0;
+};
+
 struct KinetoStep {
   int number = 0;  // N of "ProfilerStep#N"
   int64_t tid = 0;
@@ -71,6 +79,7 @@ struct KinetoTrace {
   std::vector<KinetoRuntimeCall> runtime_calls;
   std::vector<KinetoCpuOp> cpu_ops;
   std::vector<KinetoStep> steps;
+  std::vector<KinetoAllocation> allocations;
   size_t events_seen = 0;  // every entry of traceEvents, kept or not
 };
 
