@@ -1,6 +1,9 @@
 // Streaming reader of Kineto traces: nlohmann's SAX interface over a gzip-decompressing stream.
 // The handler follows where it is in the document with a stack of container roles and builds
 // one small struct per kept event, so memory grows with what is kept, not with the file.
+#include <malloc.h>
+
+#include <algorithm>
 #include <cmath>
 #include <istream>
 #include <nlohmann/json.hpp>
@@ -226,6 +229,10 @@ class KinetoSax {
       trace_.gpu_ops.push_back(std::move(op));
     } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
       const char* what = "a CUDA runtime event";
+      // Only launches, copies, synchronisations and stream waits shape the graph; queries
+      // (cudaStreamIsCapturing, cudaEventQuery, ...) are the bulk of the rest.
+      static const char* const kKept[] = {"Launch", "Memcpy", "Memset", "Synchronize", "WaitEvent"};
+      if (std::none_of(std::begin(kKept), std::end(kKept), [&](const char* k) { return name.find(k) != std::string::npos; })) return;
       KinetoRuntimeCall call;
       timing(call.ts_us, call.dur_us, what);
       call.tid = thread_id(e.tid, what);
@@ -281,6 +288,9 @@ KinetoTrace read_kineto_trace(const std::string& path) {
   trace.runtime_calls.shrink_to_fit();
   trace.cpu_ops.shrink_to_fit();
   trace.allocations.shrink_to_fit();
+  // Hand the parse's freed buffers back to the system: the graph is built next, and a trace
+  // of hundreds of MB should peak at what is kept, not at what parsing left in the heap.
+  malloc_trim(0);
   if (trace.world_size == 0 || trace.world_size < -1)
     throw InputError(path, "distributedInfo.world_size", "must be at least 1, got " + std::to_string(trace.world_size));
   if (trace.rank < -1) throw InputError(path, "distributedInfo.rank", "must be >= 0, got " + std::to_string(trace.rank));

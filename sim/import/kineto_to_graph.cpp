@@ -1,6 +1,7 @@
 #include "sim/import/kineto_to_graph.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <map>
 #include <set>
@@ -77,7 +78,7 @@ std::string args_text(const std::vector<int>& ranks) {
 
 class ProgramBuilder {
  public:
-  ProgramBuilder(const KinetoTrace& trace, const KinetoImportOptions& options, KinetoImport& out, int world_size,
+  ProgramBuilder(KinetoTrace& trace, const KinetoImportOptions& options, KinetoImport& out, int world_size,
                  std::map<std::vector<int>, int>& communicators)
       : trace_(trace), options_(options), out_(out), world_size_(world_size), communicators_(communicators) {}
 
@@ -97,7 +98,7 @@ class ProgramBuilder {
     return static_cast<int>(tasks_.size()) - 1;
   }
 
-  const KinetoTrace& trace_;
+  KinetoTrace& trace_;  // its bulk is released once used (peak memory)
   const KinetoImportOptions& options_;
   KinetoImport& out_;
   int world_size_;
@@ -105,7 +106,7 @@ class ProgramBuilder {
 
   std::vector<Window> windows_;
   int64_t main_tid_ = 0;
-  std::unordered_map<int64_t, int> call_of_correlation_;
+  std::vector<int> op_call_;  // per GPU op: the runtime call that launched it, or -1
   std::vector<int> op_window_;         // per GPU op: window index or -1
   std::vector<int> op_task_;           // per GPU op: its GPU task (info index) or -1
   std::vector<bool> op_heads_task_;    // per GPU op: first op of its task
@@ -115,7 +116,8 @@ class ProgramBuilder {
   void depend(int task, int on) { tasks_[task].deps.push_back({0, on}); }
   std::unordered_map<int64_t, double> last_copy_bytes_;   // thread -> size of its last device copy
   std::unordered_map<int64_t, double> last_alloc_bytes_;  // thread -> size of its last allocation
-  std::vector<int> op_owner_;  // per GPU op: the innermost CPU operator around its launch, or -1
+  std::vector<int> op_owner_;       // per GPU op: the innermost CPU operator around its launch, or -1
+  std::vector<int> op_owner_name_;  // and that operator's interned name (cpu_ops are released early)
 };
 
 void ProgramBuilder::make_windows() {
@@ -151,13 +153,13 @@ void ProgramBuilder::find_owners() {
   const auto& calls = trace_.runtime_calls;
   const auto& cpu = trace_.cpu_ops;
   op_owner_.assign(trace_.gpu_ops.size(), -1);
+  op_owner_name_.assign(trace_.gpu_ops.size(), -1);
   std::map<int64_t, std::vector<int>> ops_of_thread, launches_of_thread;  // cpu ops; GPU ops by launch
   for (size_t o = 0; o < cpu.size(); ++o) ops_of_thread[cpu[o].tid].push_back(static_cast<int>(o));
   for (size_t i = 0; i < trace_.gpu_ops.size(); ++i) {
-    auto c = call_of_correlation_.find(trace_.gpu_ops[i].correlation);
-    if (c != call_of_correlation_.end()) launches_of_thread[calls[c->second].tid].push_back(static_cast<int>(i));
+    if (op_call_[i] >= 0) launches_of_thread[calls[op_call_[i]].tid].push_back(static_cast<int>(i));
   }
-  auto launch_ts = [&](int i) { return calls[call_of_correlation_.at(trace_.gpu_ops[i].correlation)].ts_us; };
+  auto launch_ts = [&](int i) { return calls[op_call_[i]].ts_us; };
   for (auto& [tid, launches] : launches_of_thread) {
     std::vector<int>& ops = ops_of_thread[tid];
     std::sort(ops.begin(), ops.end(), [&](int a, int b) { return std::tie(cpu[a].ts_us, cpu[b].dur_us) < std::tie(cpu[b].ts_us, cpu[a].dur_us); });
@@ -171,7 +173,7 @@ void ProgramBuilder::find_owners() {
         open.push_back(ops[next]);
       }
       while (!open.empty() && cpu[open.back()].ts_us + cpu[open.back()].dur_us < t) open.pop_back();
-      if (!open.empty()) op_owner_[i] = open.back();
+      if (!open.empty()) op_owner_[i] = open.back(), op_owner_name_[i] = cpu[open.back()].name;
     }
   }
 }
@@ -183,8 +185,7 @@ void ProgramBuilder::make_gpu_tasks() {
   op_heads_task_.assign(ops.size(), false);
   std::vector<int> kept;
   for (size_t i = 0; i < ops.size(); ++i) {
-    auto call = call_of_correlation_.find(ops[i].correlation);
-    const double launch_us = call != call_of_correlation_.end() ? trace_.runtime_calls[call->second].ts_us : ops[i].ts_us;
+    const double launch_us = op_call_[i] >= 0 ? trace_.runtime_calls[op_call_[i]].ts_us : ops[i].ts_us;
     op_window_[i] = window_of(launch_us);
     if (op_window_[i] < 0) {
       ++out_.stats.outside_steps;
@@ -214,12 +215,13 @@ void ProgramBuilder::make_gpu_tasks() {
     }
     Task task;
     task.kind = TaskKind::compute;
-    task.name = name_of(op);
+    // Named after its CPU operator when the trace has it (assigned once: a long kernel name
+    // assigned first would leave its capacity behind in every task).
+    const bool by_operator = !options_.per_kernel && !nccl && op_owner_[i] >= 0;
+    task.name = by_operator ? trace_.names[op_owner_name_[i]] : name_of(op);
     task.stream = op.stream;
     task.step = windows_[op_window_[i]].number;
     task.duration_s = op.dur_us * kUs;
-    // Name the task after its CPU operator when the trace has it.
-    if (!options_.per_kernel && !nccl && op_owner_[i] >= 0) task.name = trace_.names[trace_.cpu_ops[op_owner_[i]].name];
     const int draft = add(std::move(task), op.ts_us);
     gpu_tasks_.push_back({draft, op.ts_us, op.ts_us + op.dur_us, op.stream});
     op_task_[i] = static_cast<int>(gpu_tasks_.size()) - 1;
@@ -297,11 +299,9 @@ void ProgramBuilder::make_host_tasks() {
   const auto& calls = trace_.runtime_calls;
   const auto& ops = trace_.gpu_ops;
   // Op launched by each call, and calls per thread in time order.
-  std::unordered_map<int, int> op_of_call;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    auto c = call_of_correlation_.find(ops[i].correlation);
-    if (c != call_of_correlation_.end()) op_of_call[c->second] = static_cast<int>(i);
-  }
+  std::vector<int> op_of_call(calls.size(), -1);
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (op_call_[i] >= 0) op_of_call[op_call_[i]] = static_cast<int>(i);
   std::map<int64_t, std::vector<KinetoAllocation>> allocations;
   for (const auto& a : trace_.allocations) allocations[a.tid].push_back(a);
   for (auto& [tid, list] : allocations)
@@ -316,8 +316,7 @@ void ProgramBuilder::make_host_tasks() {
   std::vector<std::pair<double, int>> launched;  // (launch ts, op)
   for (size_t i = 0; i < ops.size(); ++i)
     if (op_task_[i] >= 0) {
-      auto c = call_of_correlation_.find(ops[i].correlation);
-      launched.emplace_back(c != call_of_correlation_.end() ? calls[c->second].ts_us : ops[i].ts_us, static_cast<int>(i));
+      launched.emplace_back(op_call_[i] >= 0 ? calls[op_call_[i]].ts_us : ops[i].ts_us, static_cast<int>(i));
     }
   std::sort(launched.begin(), launched.end());
 
@@ -387,9 +386,8 @@ void ProgramBuilder::make_host_tasks() {
           waiting = true;
           continue;
         }
-        auto launched_op = op_of_call.find(c);
-        if (launched_op != op_of_call.end() && op_task_[launched_op->second] >= 0) {
-          const int i = launched_op->second;
+        if (op_of_call[c] >= 0 && op_task_[op_of_call[c]] >= 0) {
+          const int i = op_of_call[c];
           const KinetoGpuOp& op = ops[i];
           if (op.kind == KinetoGpuOp::Kind::memcpy && name_of(op).find("DtoD") != std::string::npos && op.bytes >= 0)
             last_copy_bytes_[tid] = op.bytes;
@@ -442,9 +440,20 @@ void ProgramBuilder::make_host_tasks() {
 }
 
 RankProgram ProgramBuilder::build() {
-  for (size_t c = 0; c < trace_.runtime_calls.size(); ++c)
-    if (trace_.runtime_calls[c].correlation >= 0) call_of_correlation_[trace_.runtime_calls[c].correlation] = static_cast<int>(c);
+  {  // correlation ids link GPU ops to their launches; a sorted table is smaller than a hash map
+    std::vector<std::pair<int64_t, int>> by_correlation;
+    by_correlation.reserve(trace_.runtime_calls.size());
+    for (size_t c = 0; c < trace_.runtime_calls.size(); ++c)
+      if (trace_.runtime_calls[c].correlation >= 0) by_correlation.emplace_back(trace_.runtime_calls[c].correlation, static_cast<int>(c));
+    std::sort(by_correlation.begin(), by_correlation.end());
+    op_call_.assign(trace_.gpu_ops.size(), -1);
+    for (size_t i = 0; i < trace_.gpu_ops.size(); ++i) {
+      auto it = std::lower_bound(by_correlation.begin(), by_correlation.end(), std::make_pair(trace_.gpu_ops[i].correlation, INT_MIN));
+      if (it != by_correlation.end() && it->first == trace_.gpu_ops[i].correlation) op_call_[i] = it->second;
+    }
+  }
   find_owners();
+  trace_.cpu_ops = {};  // only needed to find owners
   make_windows();
   // About a GPU task and its launch per op, plus waits and step markers.
   tasks_.reserve(2 * trace_.gpu_ops.size() + trace_.gpu_ops.size() / 8 + 64);
@@ -456,15 +465,16 @@ RankProgram ProgramBuilder::build() {
   // NCCL kernels whose launch was not traced still become collectives.
   for (size_t i = 0; i < trace_.gpu_ops.size(); ++i)
     if (op_task_[i] >= 0 && op_heads_task_[i] && tasks_[gpu_tasks_[op_task_[i]].draft].kind == TaskKind::compute &&
-        is_nccl_kernel(name_of(trace_.gpu_ops[i])) && !call_of_correlation_.count(trace_.gpu_ops[i].correlation))
+        is_nccl_kernel(name_of(trace_.gpu_ops[i])) && op_call_[i] < 0)
       set_collective(tasks_[gpu_tasks_[op_task_[i]].draft], trace_.gpu_ops[i], main_tid_);
 
   // The lookups are done with: free them before the list is ordered (peak memory).
-  call_of_correlation_ = {};
+  op_call_ = {};
   op_window_ = {};
   op_task_ = {};
   op_heads_task_ = {};
   op_owner_ = {};
+  op_owner_name_ = {};
   gpu_tasks_ = {};
   // Order tasks by time (streams keep their order: each stream's tasks are made in time order),
   // permuting in place so that the program takes the vector without a copy.
@@ -506,7 +516,7 @@ RankProgram ProgramBuilder::build() {
 
 }  // namespace
 
-KinetoImport kineto_to_graph(const std::vector<KinetoTrace>& traces, const KinetoImportOptions& options) {
+KinetoImport kineto_to_graph(std::vector<KinetoTrace> traces, const KinetoImportOptions& options) {
   if (traces.empty()) throw InputError("command line", "FILES", "no trace files given");
   KinetoImport out;
   // World size and each file's rank: from distributedInfo, else one rank per file in order.
@@ -545,6 +555,13 @@ KinetoImport kineto_to_graph(const std::vector<KinetoTrace>& traces, const Kinet
     const int index = same != graph.programs.end() ? static_cast<int>(same - graph.programs.begin()) : static_cast<int>(graph.programs.size());
     if (same == graph.programs.end()) graph.programs.push_back(std::move(program));
     graph.program_of_rank[rank_of_file[f]] = index;
+    // Keep what the metadata needs (source, rank, steps); release the events.
+    KinetoTrace& used = traces[f];
+    used.gpu_ops = {};
+    used.runtime_calls = {};
+    used.nccl_args = {};
+    used.allocations = {};
+    used.names = {};
     const std::string& path = traces[f].source;
     files += (files.empty() ? "" : ", ") + path.substr(path.find_last_of('/') + 1);
   }

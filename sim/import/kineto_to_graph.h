@@ -51,8 +51,10 @@ struct KinetoImport {
 };
 
 // Throws InputError for traces that cannot be combined (ranks outside the world, the same rank
-// twice, world sizes that disagree) or that hold no GPU work.
-KinetoImport kineto_to_graph(const std::vector<KinetoTrace>& traces, const KinetoImportOptions& options);
+// twice, world sizes that disagree) or that hold no GPU work. Takes the traces by value and
+// releases each one's events once its program is built (pass them with std::move to keep the
+// peak memory of a large import down).
+KinetoImport kineto_to_graph(std::vector<KinetoTrace> traces, const KinetoImportOptions& options);
 
 // The median ProfilerStep duration of a trace, in seconds (what a replay is compared against).
 double median_profiler_step_s(const KinetoTrace& trace);
