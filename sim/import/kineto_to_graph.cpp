@@ -312,13 +312,31 @@ void ProgramBuilder::make_host_tasks() {
   for (auto& [tid, list] : by_thread)
     std::stable_sort(list.begin(), list.end(), [&](int a, int b) { return calls[a].ts_us < calls[b].ts_us; });
   by_thread[main_tid_];  // the main thread carries the step markers even if it launches nothing
-  // Ops in launch order, for finding what released a synchronisation.
-  std::vector<std::pair<double, int>> launched;  // (launch ts, op)
-  for (size_t i = 0; i < ops.size(); ++i)
-    if (op_task_[i] >= 0) {
-      launched.emplace_back(op_call_[i] >= 0 ? calls[op_call_[i]].ts_us : ops[i].ts_us, static_cast<int>(i));
+  // What released each synchronisation: of the GPU ops launched before it, the one that ended
+  // last before it returned. One sweep over syncs and launches in time order, the launched ops'
+  // ends in an ordered set (a trace may hold thousands of syncs and 100,000s of ops).
+  std::vector<int> release_of_call(calls.size(), -1);
+  {
+    std::vector<std::pair<double, int>> launched;  // (launch ts, op)
+    for (size_t i = 0; i < ops.size(); ++i)
+      if (op_task_[i] >= 0) launched.emplace_back(op_call_[i] >= 0 ? calls[op_call_[i]].ts_us : ops[i].ts_us, static_cast<int>(i));
+    std::sort(launched.begin(), launched.end());
+    std::vector<int> syncs;
+    for (const auto& [tid, list] : by_thread)
+      for (int c : list)
+        if (is_sync_call(trace_.names[calls[c].name])) syncs.push_back(c);
+    std::sort(syncs.begin(), syncs.end(), [&](int a, int b) { return calls[a].ts_us < calls[b].ts_us; });
+    std::set<std::pair<double, int>> ends;  // (end, op) of ops launched so far
+    size_t next = 0;
+    for (int c : syncs) {
+      for (; next < launched.size() && launched[next].first < calls[c].ts_us; ++next) {
+        const int i = launched[next].second;
+        ends.emplace(ops[i].ts_us + ops[i].dur_us, i);
+      }
+      auto it = ends.upper_bound({calls[c].ts_us + calls[c].dur_us + kClockSlackUs, INT_MAX});
+      if (it != ends.begin()) release_of_call[c] = std::prev(it)->second;
     }
-  std::sort(launched.begin(), launched.end());
+  }
 
   int max_stream = 0;
   for (const auto& g : gpu_tasks_) max_stream = std::max(max_stream, g.stream);
@@ -419,13 +437,8 @@ void ProgramBuilder::make_host_tasks() {
         }
         if (is_sync_call(name)) {
           // Released by the GPU work launched before it that finished last before it returned.
-          int release = -1;
-          double release_end = -INFINITY;
-          for (const auto& [launch_us, i] : launched) {
-            if (launch_us >= call.ts_us) break;
-            const double end = ops[i].ts_us + ops[i].dur_us;
-            if (end <= call_end + kClockSlackUs && end > release_end) release = i, release_end = end;
-          }
+          const int release = release_of_call[c];
+          const double release_end = release >= 0 ? ops[release].ts_us + ops[release].dur_us : -INFINITY;
           segment("host", call.ts_us);
           const int sync = host_task("wait " + name, tid, window.number, std::max(call.ts_us, release_end), call_end, cursor);
           if (release >= 0) depend(sync, gpu_tasks_[op_task_[release]].draft);
