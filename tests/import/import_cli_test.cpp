@@ -1,6 +1,7 @@
 // `scalecast import kineto`: outputs, extrapolation of an imported trace, and bad input (exit 2,
 // a message naming the file and the field, nothing written).
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -71,6 +72,31 @@ TEST_F(ImportCli, ImportedTraceExtrapolatesByDataParallelism) {
   }
 }
 
+// Both ranks traced (rank 1's file: the A100 trace with distributedInfo.rank set to 1, written
+// plain rather than gzip): no symmetry warning, and identical programs are stored once.
+TEST_F(ImportCli, EveryRankTraced) {
+  gzFile in = gzopen(kA100.c_str(), "rb");
+  ASSERT_TRUE(in);
+  std::string text;
+  char buffer[1 << 16];
+  int got;
+  while ((got = gzread(in, buffer, sizeof buffer)) > 0) text.append(buffer, got);
+  gzclose(in);
+  const std::string rank0 = R"("distributedInfo": {"backend": "nccl", "rank": 0,)";
+  const size_t at = text.find(rank0);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, rank0.size(), R"("distributedInfo": {"backend": "nccl", "rank": 1,)");
+  const std::string rank1_file = write_text("rank1.json", text);
+  const auto result = testing::run_scalecast("import kineto " + rank1_file + " " + kA100 + " -o " + path("both.json") + " --json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.err.find("symmetry"), std::string::npos) << result.err;
+  EXPECT_EQ(nlohmann::json::parse(result.out)["traced_ranks"], 2);
+  const ExecutionGraph graph = read_trace(path("both.json"));
+  EXPECT_EQ(graph.world_size(), 2);
+  EXPECT_EQ(graph.programs.size(), 1u);
+  EXPECT_EQ(graph.program_of_rank, (std::vector<int>{0, 0}));
+}
+
 TEST_F(ImportCli, GoldenOutput) {
   const auto result = testing::run_scalecast("import kineto " + kA100 + " -o " + path("a100.json") + " --json");
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -117,6 +143,13 @@ TEST_F(ImportCli, RankOutsideTheWorld) {
 
 TEST_F(ImportCli, SameRankTwice) {
   expect_rejected(kA100 + " " + kA100, {"distributedInfo.rank", "rank 0 is also traced"});
+}
+
+TEST_F(ImportCli, WorldSizesDisagree) {
+  const std::string events = kernel_event(R"("stream":7,"correlation":1)");
+  const std::string a = write_text("a.json", trace_text(R"({"rank":0,"world_size":2})", events));
+  const std::string b = write_text("b.json", trace_text(R"({"rank":1,"world_size":4})", events));
+  expect_rejected(a + " " + b, {"b.json", "distributedInfo.world_size", "is 4 but"});
 }
 
 TEST_F(ImportCli, NoGpuWork) {
