@@ -26,6 +26,8 @@ scalecast_require(nlohmann_json_FOUND "nlohmann-json" "nlohmann-json3-dev")
 # COIN-OR CBC (with CLP as its LP solver): the placement integer program (sim/strategy/ilp_placement.cpp).
 pkg_check_modules(CBC QUIET IMPORTED_TARGET cbc osi-clp)
 scalecast_require(CBC_FOUND "COIN-OR CBC and CLP" "coinor-libcbc-dev")
+find_package(ZLIB QUIET)
+scalecast_require(ZLIB_FOUND "zlib" "zlib1g-dev")
 
 find_package(Threads REQUIRED)
 

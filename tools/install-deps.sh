@@ -14,8 +14,7 @@ packages=(
   python3                  # tools/run-main.sh formats its table
   coinor-libcbc-dev        # COIN-OR CBC: the placement integer program
   libopenmpi-dev openmpi-bin  # sweep points spread over MPI ranks (optional at build time)
-  libsimdjson-dev          # streaming (on-demand) parse of large Kineto traces
-  zlib1g-dev               # gzip-compressed Kineto traces
+  zlib1g-dev               # gzip-compressed Kineto traces (streamed through nlohmann's SAX parser)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -33,7 +33,8 @@ double operator_time_s(const std::string& op_kind, double flops, double memory_b
 }
 
 double compute_duration_s(const Task& task, const GpuSpec& gpu, const ComputeCostModel& model) {
-  if (task.duration_s >= 0) return task.duration_s * model.duration_scale;
+  // Host (CPU-thread) tasks of imported traces take as long on any GPU: only GPU work scales.
+  if (task.duration_s >= 0) return task.duration_s * (task.op_kind == "host" ? 1.0 : model.duration_scale);
   return operator_time_s(task.op_kind, task.flops, task.memory_bytes, gpu, model);
 }
 

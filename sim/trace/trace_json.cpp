@@ -593,11 +593,37 @@ ExecutionGraph read_trace(const std::string& path) {
   return from_json(document, path);
 }
 
+// The same bytes as layout(graph_json(graph), kSingleFileTaskDepth), written one task at a time:
+// an imported trace of a few hundred thousand tasks is never one JSON document in memory.
+void write_single_file(const ExecutionGraph& graph, std::ostream& out) {
+  std::string head = layout(common_json<ordered_json>(graph), kSingleFileTaskDepth);
+  head.resize(head.size() - 3);  // drop "\n}\n": programs and rank_programs follow
+  out << head << ",\n  \"programs\": ";
+  if (graph.programs.empty()) out << "[]";
+  else {
+    out << "[\n";
+    for (size_t p = 0; p < graph.programs.size(); ++p) {
+      const auto& tasks = graph.programs[p].tasks;
+      out << "    {\n      \"tasks\": ";
+      if (tasks.empty()) out << "[]";
+      else {
+        out << "[\n";
+        for (size_t t = 0; t < tasks.size(); ++t)
+          out << "        " << task_json<ordered_json>(tasks[t]).dump() << (t + 1 < tasks.size() ? ",\n" : "\n");
+        out << "      ]";
+      }
+      out << "\n    }" << (p + 1 < graph.programs.size() ? ",\n" : "\n");
+    }
+    out << "  ]";
+  }
+  out << ",\n  \"rank_programs\": " << ordered_json(graph.program_of_rank).dump() << "\n}\n";
+}
+
 void write_trace(const ExecutionGraph& graph, const std::string& path) {
   if (path.empty()) throw InputError("command line", "output path", "is empty");
   validate(graph, path);
   if (ends_with_json(path))
-    write_file_atomically(path, layout(graph_json<ordered_json>(graph), kSingleFileTaskDepth));
+    write_file_atomically(path, [&](std::ostream& out) { write_single_file(graph, out); });
   else
     write_directory(graph, path);
 }

@@ -2,7 +2,8 @@
 // a separate `scalecast` process (as users run it), several times, and prints the median wall
 // time and the peak resident memory (from wait4's rusage) per scenario.
 //
-//   scalecast-bench [--repeat N] [--full]      (--full adds the 16,384-GPU scenarios)
+//   scalecast-bench [--repeat N] [--full] [--only TEXT]   (--full adds the 16,384-GPU scenarios;
+//                                                         --only runs the scenarios whose label holds TEXT)
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -62,11 +63,13 @@ std::string binary_beside(const char* self) {
 int main(int argc, char** argv) {
   int repeat = 3;
   bool full = false;
+  std::string only;  // run only scenarios whose label holds this text
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--full")) full = true;
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     else {
-      std::fprintf(stderr, "usage: scalecast-bench [--repeat N] [--full]\n");
+      std::fprintf(stderr, "usage: scalecast-bench [--repeat N] [--full] [--only TEXT]\n");
       return 2;
     }
   }
@@ -85,9 +88,19 @@ int main(int argc, char** argv) {
   };
   std::vector<Scenario> scenarios = {allreduce(1024), allreduce(4096), allreduce(16384),
                                      dp_step(1024),   dp_step(4096),   dp_step(16384)};
+  // Kineto import: target under 3 s and a peak RSS below the trace's uncompressed size (53 MB
+  // for the V100 trace). `import --help` is the process's own footprint before any work.
+  const std::string kineto = std::string(SCALECAST_SHARED_DATA) + "/kineto/";
+  const std::string imported = "/tmp/scalecast-bench-import-" + std::to_string(getpid()) + ".json";
+  scenarios.push_back({"scalecast import --help (process footprint)", {"import", "--help"}});
+  scenarios.push_back({"import kineto v100x2_rank1 (53 MB JSON, 22k GPU ops)", {"import", "kineto", kineto + "v100x2_rank1.json.gz", "-o", imported}});
+  scenarios.push_back({"import kineto a100x2_allreduce_rank0", {"import", "kineto", kineto + "a100x2_allreduce_rank0.json.gz", "-o", imported}});
+  scenarios.push_back({"simulate imported a100 trace, dgx-a100, 1024 GPUs",
+                       {"simulate", "--platform", "dgx-a100", "--trace", imported, "--gpus", "1024"}});
   std::printf("%-58s %12s %12s %14s\n", "scenario", "median (s)", "min (s)", "peak RSS (MiB)");
   for (const Scenario& s : scenarios) {
     if (s.full_only && !full) continue;
+    if (!only.empty() && s.label.find(only) == std::string::npos) continue;
     std::vector<double> walls;
     double peak = 0;
     int failed = 0;
@@ -102,5 +115,6 @@ int main(int argc, char** argv) {
                 failed ? "  (FAILED)" : "");
     std::fflush(stdout);
   }
+  std::remove(imported.c_str());
   return 0;
 }

@@ -22,6 +22,7 @@ const std::map<std::string, Subcommand>& subcommands() {
       {"collective", {scalecast::cli::run_collective, "nccl-tests-style sweep of one collective"}},
       {"inspect", {scalecast::cli::run_inspect, "summarise a trace or timeline; export for Perfetto"}},
       {"sweep", {scalecast::cli::run_sweep, "time to train across scales and strategies (DP vs hybrid)"}},
+      {"import", {scalecast::cli::run_import, "import PyTorch profiler (Kineto) traces as a scalecast trace"}},
   };
   return table;
 }

@@ -189,7 +189,15 @@ int run_sweep(const std::vector<std::string>& args) {
   std::optional<std::filesystem::path> out_dir;
   if (values.count("out")) {
     out_dir = values["out"].as<std::string>();
-    check_output_path((*out_dir / "sweep.csv").string(), "--out");
+    // The folder is created at the end, with its parents; fail now if that cannot work.
+    std::error_code error;
+    if (std::filesystem::exists(*out_dir, error) && !std::filesystem::is_directory(*out_dir, error))
+      throw InputError(out_dir->string(), "--out", "exists and is not a folder");
+    std::filesystem::path existing = std::filesystem::absolute(*out_dir);
+    while (!std::filesystem::exists(existing, error) && existing.has_parent_path() && existing != existing.parent_path())
+      existing = existing.parent_path();
+    if (!std::filesystem::is_directory(existing, error))
+      throw InputError(out_dir->string(), "--out", "cannot be created: '" + existing.string() + "' is not a folder");
   }
 
   SweepInputs inputs;

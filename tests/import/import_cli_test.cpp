@@ -1,0 +1,169 @@
+// `scalecast import kineto`: outputs, extrapolation of an imported trace, and bad input (exit 2,
+// a message naming the file and the field, nothing written).
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "sim/trace/trace_json.h"
+#include "tests/support/cli_runner.h"
+#include "tests/support/scratch_folder.h"
+
+namespace scalecast {
+namespace {
+
+const std::string kA100 = std::string(SCALECAST_SHARED_DATA) + "/kineto/a100x2_allreduce_rank0.json.gz";
+
+class ImportCli : public testing::ScratchFolder {
+ protected:
+  // Runs a failing import into this folder and checks that it failed cleanly.
+  void expect_rejected(const std::string& files, const std::vector<std::string>& message_parts) {
+    const auto before = folder_entries();
+    const auto result = testing::run_scalecast("import kineto " + files + " -o " + path("out.json"));
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_TRUE(result.out.empty()) << result.out;
+    for (const auto& part : message_parts) EXPECT_NE(result.err.find(part), std::string::npos) << "'" << part << "' not in: " << result.err;
+    EXPECT_EQ(folder_entries(), before);  // no partial output
+  }
+  std::string kernel_event(const std::string& args) const {
+    return R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10,"dur":5,"args":{)" + args + "}}";
+  }
+  std::string trace_text(const std::string& distributed, const std::string& events) const {
+    return R"({"schemaVersion":1,"distributedInfo":)" + distributed + R"(,"traceEvents":[)" + events + "]}";
+  }
+};
+
+TEST_F(ImportCli, ImportsAndWarnsAboutMissingRanks) {
+  const auto result = testing::run_scalecast("import kineto " + kA100 + " -o " + path("a100.json") + " --json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("warning: traced 1 of 2 ranks"), std::string::npos) << result.err;
+  const auto out = nlohmann::json::parse(result.out);  // stdout holds the JSON object only
+  EXPECT_EQ(out["kernels"], 2700);
+  EXPECT_EQ(out["collectives"], 21);
+  const ExecutionGraph graph = read_trace(path("a100.json"));
+  EXPECT_EQ(graph.origin, "import:kineto");
+  EXPECT_EQ(graph.world_size(), 2);
+}
+
+TEST_F(ImportCli, DirectoryOutput) {
+  const auto result = testing::run_scalecast("import kineto " + kA100 + " -o " + path("a100-trace"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(std::filesystem::exists(path("a100-trace/manifest.json")));
+  EXPECT_EQ(read_trace(path("a100-trace")).world_size(), 2);
+}
+
+// Issue 5, item 4: an imported trace simulated at larger scale on dgx-a100.
+TEST_F(ImportCli, ImportedTraceExtrapolatesByDataParallelism) {
+  ASSERT_EQ(testing::run_scalecast("import kineto " + kA100 + " -o " + path("a100.json")).exit_code, 0);
+  double previous_comm_s = 0;
+  for (int gpus : {8, 64}) {
+    const auto result = testing::run_scalecast("simulate --json --platform dgx-a100 --trace " + path("a100.json") + " --gpus " + std::to_string(gpus));
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto out = nlohmann::json::parse(result.out);
+    EXPECT_EQ(out["gpus"], gpus);
+    EXPECT_EQ(out["steps"], 3);
+    EXPECT_EQ(out["collectives"], 21);
+    EXPECT_GT(out["comm_s"].get<double>(), previous_comm_s);  // the allreduces span more GPUs
+    EXPECT_GE(out["step_time_s"].get<double>(), 0.2);
+    previous_comm_s = out["comm_s"].get<double>();
+  }
+}
+
+// Both ranks traced (rank 1's file: the A100 trace with distributedInfo.rank set to 1, written
+// plain rather than gzip): no symmetry warning, and identical programs are stored once.
+TEST_F(ImportCli, EveryRankTraced) {
+  gzFile in = gzopen(kA100.c_str(), "rb");
+  ASSERT_TRUE(in);
+  std::string text;
+  char buffer[1 << 16];
+  int got;
+  while ((got = gzread(in, buffer, sizeof buffer)) > 0) text.append(buffer, got);
+  gzclose(in);
+  const std::string rank0 = R"("distributedInfo": {"backend": "nccl", "rank": 0,)";
+  const size_t at = text.find(rank0);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, rank0.size(), R"("distributedInfo": {"backend": "nccl", "rank": 1,)");
+  const std::string rank1_file = write_text("rank1.json", text);
+  const auto result = testing::run_scalecast("import kineto " + rank1_file + " " + kA100 + " -o " + path("both.json") + " --json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.err.find("symmetry"), std::string::npos) << result.err;
+  EXPECT_EQ(nlohmann::json::parse(result.out)["traced_ranks"], 2);
+  const ExecutionGraph graph = read_trace(path("both.json"));
+  EXPECT_EQ(graph.world_size(), 2);
+  EXPECT_EQ(graph.programs.size(), 1u);
+  EXPECT_EQ(graph.program_of_rank, (std::vector<int>{0, 0}));
+}
+
+TEST_F(ImportCli, GoldenOutput) {
+  const auto result = testing::run_scalecast("import kineto " + kA100 + " -o " + path("a100.json") + " --json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto json = nlohmann::ordered_json::parse(result.out);
+  json.erase("wall_s");
+  json.erase("output");  // a scratch path
+  const std::string actual = json.dump(2) + "\n";
+  const std::string golden = std::string(SCALECAST_SOURCE_DIR) + "/tests/golden/import-kineto-a100.json";
+  if (std::getenv("SCALECAST_UPDATE_GOLDEN")) std::ofstream(golden) << actual;
+  EXPECT_EQ(actual, testing::read_text(golden)) << "golden file " << golden << " differs";
+}
+
+TEST_F(ImportCli, TruncatedGzip) {
+  const std::string whole = testing::read_text(kA100);
+  const std::string file = write_text("cut.json.gz", whole.substr(0, whole.size() / 2));
+  expect_rejected(file, {"cut.json.gz", "truncated gzip"});
+}
+
+TEST_F(ImportCli, NotJson) {
+  expect_rejected(write_text("notes.txt", "this is not JSON\n"), {"notes.txt", "invalid JSON at byte"});
+}
+
+TEST_F(ImportCli, JsonThatIsNotAKinetoTrace) {
+  expect_rejected(write_text("other.json", R"({"format": "scalecast-trace", "version": 1})"), {"other.json", "traceEvents", "not a Kineto trace"});
+  expect_rejected(write_text("array.json", "[1, 2, 3]"), {"array.json", "not a Kineto trace"});
+}
+
+TEST_F(ImportCli, EventMissingARequiredField) {
+  const std::string events = kernel_event(R"("device":0,"correlation":1)");  // no stream
+  expect_rejected(write_text("nostream.json", trace_text(R"({"rank":0,"world_size":1})", events)),
+                  {"nostream.json", "traceEvents[0].args.stream", "missing"});
+  const std::string no_ts = R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","tid":1,"dur":3,"args":{"correlation":1}})";
+  expect_rejected(write_text("nots.json", trace_text(R"({"rank":0,"world_size":1})", no_ts)), {"nots.json", "traceEvents[0].ts"});
+  expect_rejected(write_text("textdur.json", trace_text(R"({"rank":0,"world_size":1})",
+                                                         R"({"ph":"X","cat":"kernel","name":"k","ts":1,"dur":"5","args":{"stream":7,"correlation":1}})")),
+                  {"textdur.json", "traceEvents[0].dur", "expected a number"});
+}
+
+TEST_F(ImportCli, RankOutsideTheWorld) {
+  const std::string events = kernel_event(R"("stream":7,"correlation":1)");
+  expect_rejected(write_text("rank3.json", trace_text(R"({"rank":3,"world_size":2})", events)),
+                  {"rank3.json", "distributedInfo.rank", "outside the world of 2"});
+}
+
+TEST_F(ImportCli, SameRankTwice) {
+  expect_rejected(kA100 + " " + kA100, {"distributedInfo.rank", "rank 0 is also traced"});
+}
+
+TEST_F(ImportCli, WorldSizesDisagree) {
+  const std::string events = kernel_event(R"("stream":7,"correlation":1)");
+  const std::string a = write_text("a.json", trace_text(R"({"rank":0,"world_size":2})", events));
+  const std::string b = write_text("b.json", trace_text(R"({"rank":1,"world_size":4})", events));
+  expect_rejected(a + " " + b, {"b.json", "distributedInfo.world_size", "is 4 but"});
+}
+
+TEST_F(ImportCli, NoGpuWork) {
+  const std::string step = R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","tid":1,"ts":0,"dur":100})";
+  expect_rejected(write_text("cpuonly.json", trace_text(R"({"rank":0,"world_size":1})", step)), {"cpuonly.json", "no GPU kernels"});
+}
+
+TEST_F(ImportCli, BadCommandLines) {
+  expect_rejected("", {"files"});
+  const auto result = testing::run_scalecast("import nsys " + kA100 + " -o " + path("x.json"));
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("unknown input format 'nsys'"), std::string::npos) << result.err;
+  expect_rejected(path("missing.json.gz"), {"missing.json.gz", "cannot open"});
+}
+
+}  // namespace
+}  // namespace scalecast
