@@ -21,6 +21,7 @@ const std::map<std::string, Subcommand>& subcommands() {
       {"simulate", {scalecast::cli::run_simulate, "simulate one training step on a platform"}},
       {"collective", {scalecast::cli::run_collective, "nccl-tests-style sweep of one collective"}},
       {"inspect", {scalecast::cli::run_inspect, "summarise a trace or timeline; export for Perfetto"}},
+      {"capture", {scalecast::cli::run_capture, "run a real GPU job with gpu_trace injected; write its trace"}},
   };
   return table;
 }

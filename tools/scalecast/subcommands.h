@@ -11,5 +11,6 @@ namespace scalecast::cli {
 int run_simulate(const std::vector<std::string>& args);
 int run_collective(const std::vector<std::string>& args);
 int run_inspect(const std::vector<std::string>& args);
+int run_capture(const std::vector<std::string>& args);
 
 }  // namespace scalecast::cli
