@@ -125,6 +125,9 @@ struct Pending {
   uint64_t gpu_end_ns = 0;
   uint64_t launch_ns = std::numeric_limits<uint64_t>::max();  // earliest CPU launch, compute only
   bool communication = false;
+  uint64_t group = 0;    // NCCL group (external id) of a grouped call, 0 when ungrouped
+  int lane = 0;          // position in its group: members after the first run on lane streams
+  int base_stream = -1;  // the NCCL stream a lane belongs to
 };
 
 CollectiveOp collective_op(NcclOp op) {
@@ -292,6 +295,7 @@ RankCapture convert(const ProcessRecords& records, const ConvertOptions& options
   uint64_t skipped_calls = 0;
   double comm_gpu_ns = 0;
   std::set<uint64_t> timed_externals;
+  std::map<uint64_t, int> group_size;  // members so far of each NCCL group
   for (const NcclCall& call : records.nccl_calls) {
     if (call.result != 0 || call.op == NcclOp::gather || call.op == NcclOp::scatter) {
       ++skipped_calls;  // failed calls did nothing; gather/scatter have no trace op yet
@@ -308,15 +312,26 @@ RankCapture convert(const ProcessRecords& records, const ConvertOptions& options
     p.communication = true;
     p.task.step = step;
     const auto& kernels = nccl_kernels[call.external_id()];
+    std::string stream_key;
     if (!kernels.empty()) {
       p.gpu_start_ns = kernels.front()->start_ns;
       for (auto* k : kernels) p.gpu_end_ns = std::max(p.gpu_end_ns, k->end_ns);
-      p.task.stream = stream_id("gpu:" + std::to_string(kernels.front()->device) + ":" + std::to_string(kernels.front()->stream));
+      stream_key = "gpu:" + std::to_string(kernels.front()->device) + ":" + std::to_string(kernels.front()->stream);
       if (timed_externals.insert(call.external_id()).second) comm_gpu_ns += p.gpu_end_ns - p.gpu_start_ns;
     } else {
       p.gpu_start_ns = call.host_start_ns;
       p.gpu_end_ns = call.host_end_ns;
-      p.task.stream = stream_id("nccl-stream:" + std::to_string(call.stream));
+      stream_key = "nccl-stream:" + std::to_string(call.stream);
+    }
+    // The calls of one group run together in NCCL (a send and a recv between two ranks would
+    // deadlock in sequence): members after the first go on lane streams of their NCCL stream,
+    // ordered by dependencies on what comes before and after the group (below).
+    p.base_stream = stream_id(stream_key);
+    p.task.stream = p.base_stream;
+    if (call.group_id) {
+      p.group = call.group_id;
+      p.lane = group_size[call.group_id]++;
+      if (p.lane) p.task.stream = stream_id(stream_key + "#lane" + std::to_string(p.lane));
     }
     const uint64_t elements = call.count * nccl_dtype_bytes(call.dtype);
     const double per_rank = static_cast<double>(elements);
@@ -355,10 +370,28 @@ RankCapture convert(const ProcessRecords& records, const ConvertOptions& options
   std::vector<int> last_on_stream(stream_index.size(), -1);
   int last_compute = -1;  // index of the compute task with the latest end so far (among earlier ones)
   std::vector<int> comm_by_end;  // communication tasks, in order of end time (built as we go)
+  std::map<uint64_t, int> before_group;                 // group → last task of its base stream before it
+  std::map<int, std::vector<int>> open_lanes;           // base stream → lane tasks of its latest group
   for (int i = 0; i < static_cast<int>(all.size()); ++i) {
     Pending& p = all[i];
+    const int stream = p.task.stream;
+    if (p.lane > 0) {
+      // A lane task starts after what its NCCL stream ran before the group.
+      auto [it, first] = before_group.emplace(p.group, last_on_stream[p.base_stream]);
+      if (it->second >= 0) p.task.deps.push_back({0, it->second});
+      open_lanes[p.base_stream].push_back(i);
+    } else {
+      if (p.group) before_group.emplace(p.group, last_on_stream[stream]);
+      // The first task on a stream after a group waits for the group's lanes.
+      auto lanes = open_lanes.find(stream);
+      if (lanes != open_lanes.end() && !lanes->second.empty() && all[lanes->second.front()].group != p.group) {
+        for (int lane_task : lanes->second) p.task.deps.push_back({0, lane_task});
+        lanes->second.clear();
+      }
+    }
     if (p.communication) {
-      if (last_compute >= 0 && all[last_compute].gpu_end_ns <= p.gpu_start_ns && all[last_compute].task.stream != p.task.stream)
+      if (last_compute >= 0 && all[last_compute].gpu_end_ns <= p.gpu_start_ns && all[last_compute].task.stream != stream &&
+          (p.task.deps.empty() || p.task.deps.back().task != last_compute))
         p.task.deps.push_back({0, last_compute});
     } else {
       // the latest communication task that ended before this task started

@@ -211,7 +211,9 @@ MergeSummary write_manifest(const std::string& folder, const std::vector<std::pa
     auto d = sidecar.metadata.find("capture.dropped_records");
     if (d != sidecar.metadata.end()) dropped += std::strtoull(d->second.c_str(), nullptr, 10);
   }
-  metadata["capture.overhead_s"] = json_number(overhead_max);
+  char overhead_text[32];
+  std::snprintf(overhead_text, sizeof overhead_text, "%.9g", overhead_max);
+  metadata["capture.overhead_s"] = overhead_text;
   metadata["capture.dropped_records"] = std::to_string(dropped);
   for (const auto& [key, value] : extra_metadata) metadata[key] = value;
 
