@@ -183,7 +183,10 @@ int run_capture(const CaptureRequest& request, const CaptureLibraries& libraries
   }
   std::vector<std::pair<std::string, std::string>> metadata;
   std::string line;
-  for (const auto& a : request.command) line += (line.empty() ? "" : " ") + a;
+  for (const auto& a : request.command) {
+    if (!line.empty()) line += " ";
+    line += a;
+  }
   metadata.emplace_back("capture.command", line);
   if (!request.steps.empty()) metadata.emplace_back("capture.window", request.steps);
   try {

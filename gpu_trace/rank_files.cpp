@@ -196,7 +196,10 @@ MergeSummary write_manifest(const std::string& folder, const std::vector<std::pa
                        "has " + std::to_string(g.nranks) + " ranks but only " + std::to_string(g.global_of.size()) +
                            " of them were captured (capture every process of the job)");
     std::string members;
-    for (const auto& [comm_rank, global] : g.global_of) members += (members.empty() ? "" : ",") + std::to_string(global);
+    for (const auto& [comm_rank, global] : g.global_of) {
+      if (!members.empty()) members += ",";
+      members += std::to_string(global);
+    }
     communicators += std::string(communicators.empty() ? "\n    " : ",\n    ") + "{\"id\": " + std::to_string(id) +
                      ", \"name\": \"nccl-" + std::to_string(g.stable_id % 100000) + "\", \"ranks\": [" + members + "]}";
   }
