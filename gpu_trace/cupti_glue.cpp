@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 #include "gpu_trace/recorder.h"
@@ -55,6 +56,25 @@ std::unordered_map<uint32_t, OpenMarker> open_markers;
 std::unordered_map<uint64_t, int> push_depth;  // per thread
 uint64_t profiler_start_ns = 0;                // an open cudaProfilerStart window, 0 when none
 
+// Whether an API call can put work on the GPU (a launch, copy, set, graph launch): only those are
+// kept, since a framework makes many more calls (cudaGetDevice, event queries) than launches.
+// Decided once per callback id from its name.
+bool launches_work(bool runtime, uint32_t cbid) {
+  static std::mutex mutex;
+  static std::unordered_map<uint64_t, bool> known;
+  const uint64_t key = (runtime ? 1ull << 32 : 0) | cbid;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = known.find(key);
+  if (it != known.end()) return it->second;
+  const char* name = nullptr;
+  cuptiGetCallbackName(runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name);
+  const std::string text = name ? name : "";
+  const bool keep = text.empty() || text.find("Launch") != std::string::npos || text.find("emcpy") != std::string::npos ||
+                    text.find("emset") != std::string::npos;
+  known[key] = keep;
+  return keep;
+}
+
 void take_api(const CUpti_ActivityAPI* api, bool runtime) {
   Recorder& recorder = Recorder::instance();
   const bool start = runtime ? api->cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000
@@ -70,7 +90,7 @@ void take_api(const CUpti_ActivityAPI* api, bool runtime) {
     }
     return;
   }
-  recorder.add(CpuLaunch{api->correlationId, api->threadId, api->start, api->end});
+  if (launches_work(runtime, api->cbid)) recorder.add(CpuLaunch{api->correlationId, api->threadId, api->start, api->end});
 }
 
 void take_marker(const CUpti_ActivityMarker2* marker) {

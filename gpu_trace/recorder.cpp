@@ -1,5 +1,6 @@
 #include "gpu_trace/recorder.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,15 +115,16 @@ void Recorder::clear() {
 }
 
 void Recorder::flush() {
-  if (!enabled_ || flushed_.exchange(true)) return;
+  if (!enabled_ || flushed_) return;
   const char* folder = std::getenv("SCALECAST_CAPTURE_DIR");
   if (!folder || !*folder) return;
   try {
     if (hooks_.flush_activity) hooks_.flush_activity();
     ProcessRecords records = snapshot();
-    // A process that did no GPU work and no NCCL call (torchrun's agent, a data loader worker)
-    // is not a rank.
+    // A process that did no GPU work and no NCCL call (torchrun's agent, a shell) is not a rank;
+    // it may still become one later (a signal it survives), so this is not the last flush.
     if (records.activities.empty() && records.nccl_calls.empty()) return;
+    if (flushed_.exchange(true)) return;
     records.rank = rank_from_environment();
     ConvertOptions options;
     if (const char* steps = std::getenv("SCALECAST_CAPTURE_STEPS"))
@@ -148,11 +150,17 @@ void Recorder::install_exit_handlers() {
   // (after CUDA registered its own teardown), ours runs while CUDA can still flush its buffers.
   std::atexit(flush_at_exit);
   if (handlers_installed_.exchange(true)) return;
+  // A forked child (a data-loader worker) holds a copy of the parent's records: it must not
+  // write them as its own rank.
+  pthread_atfork(nullptr, nullptr, [] { Recorder::instance().enabled_ = false; });
   struct sigaction action {};
   action.sa_handler = flush_on_signal;
   sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, &previous_int);
-  sigaction(SIGTERM, &action, &previous_term);
+  // A signal the process ignores stays ignored.
+  for (auto [signal, previous] : {std::pair{SIGINT, &previous_int}, std::pair{SIGTERM, &previous_term}}) {
+    sigaction(signal, nullptr, previous);
+    if (previous->sa_handler != SIG_IGN) sigaction(signal, &action, nullptr);
+  }
 }
 
 }  // namespace scalecast::gpu_trace

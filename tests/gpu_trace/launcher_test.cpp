@@ -80,8 +80,8 @@ TEST(CaptureEnvironment, AnotherProfilersInjectionIsBadInput) {
 class CaptureRun : public ScratchFolder {
  protected:
   // Two ranks of the fake job, started by one shell as a launcher starts workers.
-  std::string job(int exit_status = 0) const {
-    const std::string j = std::string(FAKE_NCCL_JOB) + " 2 " + std::to_string(exit_status);
+  std::string job(const std::string& exit_status = "0") const {
+    const std::string j = std::string(FAKE_NCCL_JOB) + " 2 " + exit_status;
     return "sh -c 'RANK=1 " + j + " & RANK=0 " + j + "; s=$?; wait $! || exit $?; exit $s'";
   }
 };
@@ -126,10 +126,19 @@ TEST_F(CaptureRun, SingleFileOutputAndReplacingAnEarlierTrace) {
 }
 
 TEST_F(CaptureRun, FailingJobKeepsItsStatusAndWhatItsRanksWrote) {
-  const auto result = run_scalecast("capture --out " + path("t") + " -- " + job(3));
+  const auto result = run_scalecast("capture --out " + path("t") + " -- " + job("3"));
   EXPECT_EQ(result.exit_code, 3);
   EXPECT_NE(result.err.find("exited with status 3"), std::string::npos) << result.err;
   EXPECT_EQ(read_trace(path("t")).world_size(), 2);
+}
+
+TEST_F(CaptureRun, RanksStoppedBySigtermStillWriteTheirFiles) {
+  // Each rank's SIGTERM handler writes its files, then the signal ends it (status 128 + 15).
+  const auto result = run_scalecast("capture --out " + path("t") + " -- " + job("term"));
+  EXPECT_EQ(result.exit_code, 143) << result.err;
+  const ExecutionGraph graph = read_trace(path("t"));
+  EXPECT_EQ(graph.world_size(), 2);
+  EXPECT_EQ(graph.program(0).tasks.size(), 12u);
 }
 
 TEST_F(CaptureRun, BadInputExitsTwoBeforeRunningAnything) {

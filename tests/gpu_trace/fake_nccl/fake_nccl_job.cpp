@@ -2,6 +2,7 @@
 // environment, world size from argv[1]) calling the fake NCCL as a DDP step with a pipeline
 // exchange would: an allreduce, a grouped send/recv ring exchange and a broadcast, three times.
 // Run under `scalecast capture`, the preloaded capture library records it and writes its rank.
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,5 +29,7 @@ int main(int argc, char** argv) {
     ncclBroadcast(buffer, buffer, 256, 7, 0, comm, stream);
   }
   ncclCommDestroy(comm);
-  return argc > 2 ? std::atoi(argv[2]) : 0;  // an exit status to test failures with
+  // An exit status to test failures with; "term": stopped by SIGTERM, as a launcher stops ranks.
+  if (argc > 2 && std::strcmp(argv[2], "term") == 0) raise(SIGTERM);
+  return argc > 2 ? std::atoi(argv[2]) : 0;
 }
