@@ -156,7 +156,8 @@ int run_capture(const CaptureRequest& request, const CaptureLibraries& libraries
     throw InputError("environment", "SCALECAST_GPU_TRACE_LIBRARY",
                      "the capture library '" + libraries.gpu_trace +
                          "' does not exist (this build found no CUDA toolkit with CUPTI and NCCL; see gpu_trace/README.md)");
-  const fs::path out = fs::absolute(request.out);
+  fs::path out = fs::absolute(request.out).lexically_normal();
+  if (out.filename().empty()) out = out.parent_path();  // "trace/" is the folder "trace"
   std::error_code error;
   if (fs::exists(out) && (!fs::is_directory(out) || (!fs::is_empty(out) && !fs::exists(out / "manifest.json"))) &&
       out.extension() != ".json")

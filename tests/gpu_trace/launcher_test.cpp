@@ -118,7 +118,7 @@ TEST_F(CaptureRun, TwoProcessJobBecomesOneTrace) {
 TEST_F(CaptureRun, SingleFileOutputAndReplacingAnEarlierTrace) {
   ASSERT_EQ(run_scalecast("capture --out " + path("t.json") + " -- " + job()).exit_code, 0);
   EXPECT_EQ(read_trace(path("t.json")).world_size(), 2);
-  ASSERT_EQ(run_scalecast("capture --out " + path("d") + " -- " + job()).exit_code, 0);
+  ASSERT_EQ(run_scalecast("capture --out " + path("d") + "/ -- " + job()).exit_code, 0);
   const auto again = run_scalecast("capture --out " + path("d") + " -- " + job());
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(read_trace(path("d")).world_size(), 2);
