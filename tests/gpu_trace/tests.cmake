@@ -30,7 +30,7 @@ if(SCALECAST_HAVE_CUPTI)
     target_compile_definitions(gpu_trace_gpu_tests PRIVATE
       SCALECAST_BINARY="$<TARGET_FILE:scalecast>" CUDA_CAPTURE_JOB="$<TARGET_FILE:cuda_capture_job>")
     add_dependencies(gpu_trace_gpu_tests scalecast cuda_capture_job)
-    gtest_discover_tests(gpu_trace_gpu_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "gpu;gpu_trace")
+    gtest_discover_tests(gpu_trace_gpu_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS gpu)
   else()
     message(STATUS "gpu_trace: no NCCL library, NVTX headers or cuBLAS: the GPU capture test is not built")
   endif()
