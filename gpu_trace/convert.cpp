@@ -229,6 +229,7 @@ RankCapture convert(const ProcessRecords& records, const ConvertOptions& options
   std::map<int, Pending> by_range;           // range index → task
   std::vector<Pending> lone;                 // activities outside any operator range
   std::unordered_map<uint64_t, std::vector<const GpuActivity*>> nccl_kernels;  // external id → kernels
+  std::map<int, std::vector<Interval>> range_intervals;  // range index → its activities' intervals
   uint64_t outside_window = 0;
   double gpu_busy_total_ns = 0;
   for (const GpuActivity* a : activities) {
@@ -267,26 +268,18 @@ RankCapture convert(const ProcessRecords& records, const ConvertOptions& options
       p->gpu_start_ns = a->start_ns;
     }
     p->task.kind = TaskKind::compute;
-    p->task.op_kind = a->kind == ActivityKind::kernel ? "" : to_string(a->kind);
     p->gpu_end_ns = std::max(p->gpu_end_ns, a->end_ns);
     p->launch_ns = std::min(p->launch_ns, launch_ns);
-    // duration_s is filled below from the busy time of every activity of the task
     p->task.memory_bytes += static_cast<double>(a->bytes);
-  }
-  // Busy time per task: recompute from its activities (kept by pointer order above).
-  {
-    std::map<int, std::vector<Interval>> intervals;
-    for (const GpuActivity* a : activities) {
-      auto range = range_of.find(a->correlation_id);
-      if (range != range_of.end() && by_range.count(range->second)) {
-        auto ext = external_of.find(a->correlation_id);
-        if (ext != external_of.end() && nccl_ids.count(ext->second)) continue;
-        intervals[range->second].push_back({a->start_ns, a->end_ns});
-      }
+    if (range != range_of.end()) {
+      range_intervals[range->second].push_back({a->start_ns, a->end_ns});
+    } else {
+      // a copy or set on its own says what it is; an operator's kind is not known here
+      p->task.op_kind = a->kind == ActivityKind::kernel ? "" : to_string(a->kind);
+      p->task.duration_s = (a->end_ns - a->start_ns) * 1e-9;
     }
-    for (auto& [index, p] : by_range) p.task.duration_s = busy_ns(intervals[index]) * 1e-9;
-    for (auto& p : lone) p.task.duration_s = (p.gpu_end_ns - p.gpu_start_ns) * 1e-9;
   }
+  for (auto& [index, p] : by_range) p.task.duration_s = busy_ns(range_intervals[index]) * 1e-9;
 
   // Communication: one task per NCCL call that succeeded, timed by its kernels when CUPTI saw
   // them (a grouped call shares its group's kernels), else by the host call.

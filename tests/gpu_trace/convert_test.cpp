@@ -38,6 +38,7 @@ TEST(Convert, KernelsInsideAnNvtxRangeBecomeOneTaskWithItsBusyTime) {
   ASSERT_NE(optimizer, nullptr);
   EXPECT_NEAR(optimizer->duration_s, 60e-6, 1e-12);
   EXPECT_EQ(optimizer->memory_bytes, 1 << 20);
+  EXPECT_EQ(optimizer->op_kind, "");  // an operator's kind is not its last activity's
   // Kernels launched on another thread (autograd) fall in that thread's range.
   const Task* backward = find_task(capture, "ConvolutionBackward0", 0);
   ASSERT_NE(backward, nullptr);
@@ -187,6 +188,23 @@ TEST(Convert, FailedCallsAndUnknownCommunicators) {
   EXPECT_EQ(find_task(capture, "allreduce", 0), nullptr);
   records.nccl_calls[1].comm = 99;
   EXPECT_THROW(convert(records, ConvertOptions{}, "ddp-0"), InputError);
+}
+
+TEST(Convert, NcclKernelsWithoutCorrelationAreNotCompute) {
+  // An older CUPTI without external correlation: NCCL's kernel is told by its name, even when
+  // launched inside an operator range.
+  ProcessRecords records = ddp(0);
+  records.correlations.clear();
+  const uint64_t t0 = 1000000000ull;
+  records.launches.push_back(CpuLaunch{9999, 100, t0 + 50000, t0 + 51000});  // inside aten::conv2d
+  records.activities.push_back(GpuActivity{ActivityKind::kernel, "ncclKernel_AllReduce_RING", 9999, 0, 13, t0 + 150000,
+                                           t0 + 400000, 0});
+  const RankCapture capture = convert(records, ConvertOptions{}, "ddp-0");
+  EXPECT_NEAR(find_task(capture, "aten::conv2d", 0)->duration_s, 10e-6, 1e-12);
+  for (const auto& t : capture.tasks) EXPECT_EQ(t.name.find("nccl"), std::string::npos) << t.name;
+  // The allreduce is still there, timed by its host call.
+  ASSERT_NE(find_task(capture, "allreduce", 0), nullptr);
+  EXPECT_EQ(capture.metadata.at("capture.nccl_gpu_s"), "0");
 }
 
 TEST(Convert, OperatorNames) {
