@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
@@ -28,10 +29,31 @@ using scalecast::gpu_trace::Recorder;
 
 constexpr ncclResult_t kInternalError = 3;
 
-// The next definition of `name` after this library: libnccl's.
-void* next_symbol(const char* name) {
+// libnccl's definition of `name`. First the next definition after this library in the global
+// scope (dlsym(RTLD_NEXT)); that misses a libnccl loaded as a dependency of a library opened with
+// RTLD_LOCAL (PyTorch's libtorch_cuda, imported by Python), so then libnccl itself, found already
+// loaded by its soname (or SCALECAST_NCCL_LIBRARY). Never this library's own definition.
+void* find_nccl(const char* name) {
   void* symbol = dlsym(RTLD_NEXT, name);
-  if (!symbol) std::fprintf(stderr, "scalecast gpu_trace: error: %s not found in any library after the capture library\n", name);
+  if (!symbol) {
+    const char* override_path = std::getenv("SCALECAST_NCCL_LIBRARY");
+    for (const char* library : {override_path, "libnccl.so.2", "libnccl.so"}) {
+      if (!library || !*library) continue;
+      void* handle = dlopen(library, RTLD_LAZY | RTLD_NOLOAD);
+      if (!handle) handle = dlopen(library, RTLD_LAZY | RTLD_LOCAL);
+      if (handle && (symbol = dlsym(handle, name))) break;
+    }
+  }
+  Dl_info found{}, self{};
+  if (symbol && dladdr(symbol, &found) && dladdr(reinterpret_cast<void*>(&find_nccl), &self) &&
+      found.dli_fbase == self.dli_fbase)
+    symbol = nullptr;
+  return symbol;
+}
+
+void* next_symbol(const char* name) {
+  void* symbol = find_nccl(name);
+  if (!symbol) std::fprintf(stderr, "scalecast gpu_trace: error: %s not found in libnccl (set SCALECAST_NCCL_LIBRARY?)\n", name);
   return symbol;
 }
 #define REAL(name) \
@@ -68,9 +90,9 @@ thread_local uint64_t group_id = 0;
 // Records the communicator once its size and rank can be asked (a nonblocking init returns
 // before they are known: then at its first call).
 void record_comm(ncclComm_t comm) {
-  static auto* count = reinterpret_cast<decltype(&::ncclCommCount)>(dlsym(RTLD_NEXT, "ncclCommCount"));
-  static auto* user_rank = reinterpret_cast<decltype(&::ncclCommUserRank)>(dlsym(RTLD_NEXT, "ncclCommUserRank"));
-  static auto* cu_device = reinterpret_cast<decltype(&::ncclCommCuDevice)>(dlsym(RTLD_NEXT, "ncclCommCuDevice"));
+  static auto* count = reinterpret_cast<decltype(&::ncclCommCount)>(find_nccl("ncclCommCount"));
+  static auto* user_rank = reinterpret_cast<decltype(&::ncclCommUserRank)>(find_nccl("ncclCommUserRank"));
+  static auto* cu_device = reinterpret_cast<decltype(&::ncclCommCuDevice)>(find_nccl("ncclCommCuDevice"));
   std::lock_guard<std::mutex> lock(comm_mutex);
   auto it = comms.find(comm);
   if (it == comms.end() || it->second.recorded || !count || !user_rank) return;

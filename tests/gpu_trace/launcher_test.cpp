@@ -141,6 +141,24 @@ TEST_F(CaptureRun, RanksStoppedBySigtermStillWriteTheirFiles) {
   EXPECT_EQ(graph.program(0).tasks.size(), 12u);
 }
 
+TEST_F(CaptureRun, NcclLoadedByALocallyOpenedLibraryIsStillInterposed) {
+  // As Python imports PyTorch: the library calling NCCL, and NCCL with it, are opened with
+  // RTLD_LOCAL. The calls still reach the preloaded capture first; it finds libnccl by name
+  // (SCALECAST_NCCL_LIBRARY stands for libnccl.so.2 here) and forwards to it.
+  const std::string j = std::string("SCALECAST_NCCL_LIBRARY=") + FAKE_NCCL_LIBRARY + " " + FAKE_NCCL_PLUGIN_JOB + " 2 " +
+                        FAKE_NCCL_PLUGIN;
+  const auto result = run_scalecast("capture --out " + path("t") + " -- sh -c 'RANK=1 " + j + " & RANK=0 " + j +
+                                    " || exit 1; wait $! || exit 1'");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const ExecutionGraph graph = read_trace(path("t"));
+  EXPECT_EQ(graph.world_size(), 2);
+  const auto& tasks = graph.program(0).tasks;
+  ASSERT_EQ(tasks.size(), 6u);  // 2 × (allreduce, allgather, reducescatter)
+  EXPECT_EQ(tasks[1].op, CollectiveOp::allgather);
+  EXPECT_EQ(tasks[1].bytes, 16.0 * 4 * 2);
+  EXPECT_EQ(tasks[2].op, CollectiveOp::reducescatter);
+}
+
 TEST_F(CaptureRun, BadInputExitsTwoBeforeRunningAnything) {
   write_text("not-a-trace/notes.txt", "");
   std::filesystem::create_directories(path("not-a-trace"));

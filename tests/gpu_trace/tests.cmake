@@ -7,8 +7,17 @@ target_include_directories(fake_nccl PRIVATE ${PROJECT_SOURCE_DIR})
 add_executable(fake_nccl_job ${CMAKE_CURRENT_LIST_DIR}/fake_nccl/fake_nccl_job.cpp)
 target_include_directories(fake_nccl_job PRIVATE ${PROJECT_SOURCE_DIR})
 target_link_libraries(fake_nccl_job PRIVATE fake_nccl)
-target_compile_definitions(gpu_trace_tests PRIVATE FAKE_NCCL_JOB="$<TARGET_FILE:fake_nccl_job>")
-add_dependencies(gpu_trace_tests fake_nccl_job scalecast_gpu_trace)
+add_library(fake_nccl_plugin SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_nccl/fake_plugin.cpp)
+target_include_directories(fake_nccl_plugin PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(fake_nccl_plugin PRIVATE fake_nccl)
+add_executable(fake_nccl_plugin_job ${CMAKE_CURRENT_LIST_DIR}/fake_nccl/fake_nccl_plugin_job.cpp)
+target_link_libraries(fake_nccl_plugin_job PRIVATE ${CMAKE_DL_LIBS})
+target_compile_definitions(gpu_trace_tests PRIVATE
+  FAKE_NCCL_JOB="$<TARGET_FILE:fake_nccl_job>"
+  FAKE_NCCL_PLUGIN_JOB="$<TARGET_FILE:fake_nccl_plugin_job>"
+  FAKE_NCCL_PLUGIN="$<TARGET_FILE:fake_nccl_plugin>"
+  FAKE_NCCL_LIBRARY="$<TARGET_FILE:fake_nccl>")
+add_dependencies(gpu_trace_tests fake_nccl_job fake_nccl_plugin_job fake_nccl_plugin scalecast_gpu_trace)
 
 # The capture library must come before the fake NCCL in the executable's load order (its NCCL
 # functions are found first; the fake is "next"): keep both as linked, in this order.
