@@ -169,6 +169,9 @@ int run_capture(const CaptureRequest& request, const CaptureLibraries& libraries
   fs::create_directories(staging, error);
   if (error) throw InputError(staging.string(), "", "cannot be created: " + error.message());
 
+  if (libraries.cupti.empty())
+    std::cerr << "scalecast capture: note: this build found no CUPTI; only NCCL calls are recorded "
+                 "(no kernels, copies or NVTX ranges): rebuild with the CUDA toolkit for those\n";
   const auto set = capture_environment(request, libraries, staging.string(), current_environment());
   const int status = run_command(request.command, set);
   bool any = false;
