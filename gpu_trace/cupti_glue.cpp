@@ -165,8 +165,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
     }
   }
   size_t dropped = 0;
-  if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS && dropped)
-    std::fprintf(stderr, "scalecast gpu_trace: CUPTI dropped %zu records (buffers full)\n", dropped);
+  if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS && dropped) recorder.add_dropped(dropped);
   std::free(buffer);
   recorder.add_overhead_ns(monotonic_ns() - entered);
 }

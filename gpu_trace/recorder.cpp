@@ -93,6 +93,11 @@ void Recorder::add(const CpuRange& r) { push(records_.ranges, r); }
 void Recorder::add(const CommunicatorRecord& r) { push(records_.communicators, r); }
 void Recorder::add(const NcclCall& r) { push(records_.nccl_calls, r); }
 
+void Recorder::add_dropped(uint64_t records) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  records_.dropped_records += records;
+}
+
 void Recorder::set_gpu_name(const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (records_.gpu_name.empty()) records_.gpu_name = name;

@@ -44,6 +44,7 @@ class Recorder {
   void add(const NcclCall& record);
   void set_gpu_name(const std::string& name);
   void add_overhead_ns(uint64_t ns) { overhead_ns_ += ns; }
+  void add_dropped(uint64_t records);  // lost before they reached the recorder (CUPTI's buffers)
   uint64_t next_call_sequence() { return call_sequence_++; }
   uint64_t next_group_id() { return ++group_id_; }
 
