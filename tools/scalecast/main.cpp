@@ -23,6 +23,7 @@ const std::map<std::string, Subcommand>& subcommands() {
       {"inspect", {scalecast::cli::run_inspect, "summarise a trace or timeline; export for Perfetto"}},
       {"sweep", {scalecast::cli::run_sweep, "time to train across scales and strategies (DP vs hybrid)"}},
       {"import", {scalecast::cli::run_import, "import PyTorch profiler (Kineto) traces as a scalecast trace"}},
+      {"capture", {scalecast::cli::run_capture, "run a real GPU job with gpu_trace injected; write its trace"}},
   };
   return table;
 }

@@ -13,5 +13,6 @@ int run_collective(const std::vector<std::string>& args);
 int run_inspect(const std::vector<std::string>& args);
 int run_sweep(const std::vector<std::string>& args);
 int run_import(const std::vector<std::string>& args);
+int run_capture(const std::vector<std::string>& args);
 
 }  // namespace scalecast::cli

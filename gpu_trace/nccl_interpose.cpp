@@ -1,0 +1,349 @@
+// NCCL interposition: this library defines NCCL's public functions; loaded with LD_PRELOAD it
+// comes before libnccl in symbol lookup, records each call (recorder.h) and forwards it, arguments
+// untouched, to the next definition (dlsym(RTLD_NEXT), the real libnccl). gpu_trace/README.md
+// says why this and not NCCL's profiler plugin. Collectives issued between ncclGroupStart and
+// ncclGroupEnd launch their kernels at the outermost ncclGroupEnd, so that is where the group's
+// id is pushed as CUPTI external correlation; an ungrouped call pushes its own id.
+#include <dlfcn.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+#include <fstream>
+
+#include "gpu_trace/nccl_abi.h"
+#include "gpu_trace/record_io.h"
+#include "gpu_trace/recorder.h"
+
+namespace {
+
+using scalecast::gpu_trace::CommunicatorRecord;
+using scalecast::gpu_trace::NcclCall;
+using scalecast::gpu_trace::NcclOp;
+using scalecast::gpu_trace::Recorder;
+
+constexpr ncclResult_t kInternalError = 3;
+
+// libnccl's definition of `name`. First the next definition after this library in the global
+// scope (dlsym(RTLD_NEXT)); that misses a libnccl loaded as a dependency of a library opened with
+// RTLD_LOCAL (PyTorch's libtorch_cuda, imported by Python), so then libnccl itself, found already
+// loaded by its soname (or SCALECAST_NCCL_LIBRARY). Never this library's own definition.
+void* find_nccl(const char* name) {
+  void* symbol = dlsym(RTLD_NEXT, name);
+  if (!symbol) {
+    const char* override_path = std::getenv("SCALECAST_NCCL_LIBRARY");
+    for (const char* library : {override_path, "libnccl.so.2", "libnccl.so"}) {
+      if (!library || !*library) continue;
+      void* handle = dlopen(library, RTLD_LAZY | RTLD_NOLOAD);
+      if (!handle) handle = dlopen(library, RTLD_LAZY | RTLD_LOCAL);
+      if (handle && (symbol = dlsym(handle, name))) break;
+    }
+  }
+  Dl_info found{}, self{};
+  if (symbol && dladdr(symbol, &found) && dladdr(reinterpret_cast<void*>(&find_nccl), &self) &&
+      found.dli_fbase == self.dli_fbase)
+    symbol = nullptr;
+  return symbol;
+}
+
+void* next_symbol(const char* name) {
+  void* symbol = find_nccl(name);
+  if (!symbol) std::fprintf(stderr, "scalecast gpu_trace: error: %s not found in libnccl (set SCALECAST_NCCL_LIBRARY?)\n", name);
+  return symbol;
+}
+#define REAL(name) \
+  static auto* real = reinterpret_cast<decltype(&::name)>(next_symbol(#name)); \
+  if (!real) return kInternalError
+
+uint64_t monotonic_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000ull + static_cast<uint64_t>(t.tv_nsec);
+}
+
+// FNV-1a: a stable 64-bit hash of bytes; the same on every rank for the same input.
+uint64_t fnv1a(const void* data, size_t size, uint64_t hash = 1469598103934665603ull) {
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < size; ++i) hash = (hash ^ bytes[i]) * 1099511628211ull;
+  return hash;
+}
+
+// Communicators by handle: stable id, and how many splits each has had (a split's id is the
+// parent's id, its split count and the colour: the same on every rank of the new communicator).
+struct CommInfo {
+  uint64_t stable_id = 0;
+  int splits = 0;
+  bool recorded = false;  // size and rank known and recorded
+  const char* created_by = "";
+};
+std::mutex comm_mutex;
+std::unordered_map<ncclComm_t, CommInfo> comms;
+
+thread_local int group_depth = 0;
+thread_local uint64_t group_id = 0;
+
+// Records the communicator once its size and rank can be asked (a nonblocking init returns
+// before they are known: then at its first call).
+void record_comm(ncclComm_t comm) {
+  static auto* count = reinterpret_cast<decltype(&::ncclCommCount)>(find_nccl("ncclCommCount"));
+  static auto* user_rank = reinterpret_cast<decltype(&::ncclCommUserRank)>(find_nccl("ncclCommUserRank"));
+  static auto* cu_device = reinterpret_cast<decltype(&::ncclCommCuDevice)>(find_nccl("ncclCommCuDevice"));
+  std::lock_guard<std::mutex> lock(comm_mutex);
+  auto it = comms.find(comm);
+  if (it == comms.end() || it->second.recorded || !count || !user_rank) return;
+  CommunicatorRecord record;
+  record.handle = reinterpret_cast<uint64_t>(comm);
+  record.stable_id = it->second.stable_id;
+  record.created_by = it->second.created_by;
+  if (count(comm, &record.nranks) != 0 || user_rank(comm, &record.rank) != 0 || record.nranks < 1) return;
+  if (cu_device) cu_device(comm, &record.device);
+  it->second.recorded = true;
+  Recorder::instance().add(record);
+}
+
+void register_comm(ncclComm_t comm, uint64_t stable_id, const char* created_by) {
+  if (!comm) return;
+  {
+    std::lock_guard<std::mutex> lock(comm_mutex);
+    comms[comm] = CommInfo{stable_id, 0, false, created_by};
+  }
+  record_comm(comm);
+}
+
+// Records one call around the real one. `launch` pushes the call's id as external correlation
+// when it launches kernels now (outside a group).
+template <typename Forward>
+ncclResult_t record_call(NcclOp op, size_t count, ncclDataType_t dtype, int red_op, int root_or_peer, ncclComm_t comm,
+                         cudaStream_t stream, Forward forward) {
+  Recorder& recorder = Recorder::instance();
+  if (!recorder.enabled()) return forward();
+  const uint64_t entered = monotonic_ns();
+  record_comm(comm);  // a nonblocking communicator's first call
+  NcclCall call;
+  call.sequence = recorder.next_call_sequence();
+  call.op = op;
+  call.count = count;
+  call.dtype = dtype;
+  call.red_op = red_op;
+  call.root_or_peer = root_or_peer;
+  call.comm = reinterpret_cast<uint64_t>(comm);
+  call.stream = reinterpret_cast<uint64_t>(stream);
+  call.group_id = group_depth ? group_id : 0;
+  call.group_depth = group_depth;
+  const auto& hooks = recorder.hooks();
+  const bool push = !group_depth && hooks.push_external;
+  call.host_start_ns = recorder.now_ns();
+  if (push) hooks.push_external(call.external_id());
+  const uint64_t real_start = monotonic_ns();
+  call.result = forward();
+  const uint64_t real_end = monotonic_ns();
+  if (push) hooks.pop_external();
+  call.host_end_ns = recorder.now_ns();
+  recorder.add(call);
+  recorder.add_overhead_ns((monotonic_ns() - entered) - (real_end - real_start));
+  return call.result;
+}
+
+}  // namespace
+
+extern "C" {
+
+ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId commId, int rank) {
+  REAL(ncclCommInitRank);
+  ncclResult_t result = real(comm, nranks, commId, rank);
+  if (Recorder::instance().enabled() && comm && (result == 0 || result == 7 /* ncclInProgress */))
+    register_comm(*comm, fnv1a(&commId, sizeof commId), "init_rank");
+  return result;
+}
+
+ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t* config) {
+  REAL(ncclCommInitRankConfig);
+  ncclResult_t result = real(comm, nranks, commId, rank, config);
+  if (Recorder::instance().enabled() && comm && (result == 0 || result == 7))
+    register_comm(*comm, fnv1a(&commId, sizeof commId), "init_rank_config");
+  return result;
+}
+
+ncclResult_t ncclCommInitRankScalable(ncclComm_t* comm, int nranks, int myrank, int nId, ncclUniqueId* commIds,
+                                      ncclConfig_t* config) {
+  REAL(ncclCommInitRankScalable);
+  ncclResult_t result = real(comm, nranks, myrank, nId, commIds, config);
+  if (Recorder::instance().enabled() && comm && commIds && nId > 0 && (result == 0 || result == 7))
+    register_comm(*comm, fnv1a(commIds, sizeof(ncclUniqueId) * static_cast<size_t>(nId)), "init_rank_scalable");
+  return result;
+}
+
+ncclResult_t ncclCommInitAll(ncclComm_t* comms_out, int ndev, const int* devlist) {
+  REAL(ncclCommInitAll);
+  ncclResult_t result = real(comms_out, ndev, devlist);
+  if (Recorder::instance().enabled() && comms_out && result == 0) {
+    // One process holds every rank: the id only has to be unique, host + process + call count.
+    static int calls = 0;
+    char key[320] = {};
+    gethostname(key, 255);
+    const long pid = getpid();
+    const int call = calls++;
+    uint64_t id = fnv1a(key, std::strlen(key));
+    id = fnv1a(&pid, sizeof pid, id);
+    id = fnv1a(&call, sizeof call, id);
+    for (int i = 0; i < ndev; ++i) register_comm(comms_out[i], id, "init_all");
+  }
+  return result;
+}
+
+ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newcomm, ncclConfig_t* config) {
+  REAL(ncclCommSplit);
+  uint64_t parent_id = 0;
+  int split = 0;
+  if (Recorder::instance().enabled()) {
+    std::lock_guard<std::mutex> lock(comm_mutex);
+    auto it = comms.find(comm);
+    if (it != comms.end()) {
+      parent_id = it->second.stable_id;
+      split = it->second.splits++;  // counted on every rank of the parent, colour or not
+    }
+  }
+  ncclResult_t result = real(comm, color, key, newcomm, config);
+  if (Recorder::instance().enabled() && newcomm && *newcomm && (result == 0 || result == 7)) {
+    uint64_t id = fnv1a(&parent_id, sizeof parent_id);
+    id = fnv1a(&split, sizeof split, id);
+    id = fnv1a(&color, sizeof color, id);
+    register_comm(*newcomm, id, "split");
+  }
+  return result;
+}
+
+ncclResult_t ncclCommDestroy(ncclComm_t comm) {
+  REAL(ncclCommDestroy);
+  {
+    // Its handle may be reused by a later communicator: it is recorded already.
+    std::lock_guard<std::mutex> lock(comm_mutex);
+    comms.erase(comm);
+  }
+  return real(comm);
+}
+
+ncclResult_t ncclCommAbort(ncclComm_t comm) {
+  REAL(ncclCommAbort);
+  {
+    std::lock_guard<std::mutex> lock(comm_mutex);
+    comms.erase(comm);
+  }
+  return real(comm);
+}
+
+ncclResult_t ncclAllReduce(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op,
+                           ncclComm_t comm, cudaStream_t stream) {
+  REAL(ncclAllReduce);
+  return record_call(NcclOp::allreduce, count, datatype, op, -1, comm, stream,
+                     [&] { return real(sendbuff, recvbuff, count, datatype, op, comm, stream); });
+}
+
+ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root,
+                           ncclComm_t comm, cudaStream_t stream) {
+  REAL(ncclBroadcast);
+  return record_call(NcclOp::broadcast, count, datatype, -1, root, comm, stream,
+                     [&] { return real(sendbuff, recvbuff, count, datatype, root, comm, stream); });
+}
+
+ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
+  REAL(ncclBcast);
+  return record_call(NcclOp::broadcast, count, datatype, -1, root, comm, stream,
+                     [&] { return real(buff, count, datatype, root, comm, stream); });
+}
+
+ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op,
+                        int root, ncclComm_t comm, cudaStream_t stream) {
+  REAL(ncclReduce);
+  return record_call(NcclOp::reduce, count, datatype, op, root, comm, stream,
+                     [&] { return real(sendbuff, recvbuff, count, datatype, op, root, comm, stream); });
+}
+
+ncclResult_t ncclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount, ncclDataType_t datatype,
+                           ncclComm_t comm, cudaStream_t stream) {
+  REAL(ncclAllGather);
+  return record_call(NcclOp::allgather, sendcount, datatype, -1, -1, comm, stream,
+                     [&] { return real(sendbuff, recvbuff, sendcount, datatype, comm, stream); });
+}
+
+ncclResult_t ncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount, ncclDataType_t datatype,
+                               ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+  REAL(ncclReduceScatter);
+  return record_call(NcclOp::reducescatter, recvcount, datatype, op, -1, comm, stream,
+                     [&] { return real(sendbuff, recvbuff, recvcount, datatype, op, comm, stream); });
+}
+
+ncclResult_t ncclAlltoAll(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm,
+                          cudaStream_t stream) {
+  REAL(ncclAlltoAll);
+  return record_call(NcclOp::alltoall, count, datatype, -1, -1, comm, stream,
+                     [&] { return real(sendbuff, recvbuff, count, datatype, comm, stream); });
+}
+
+ncclResult_t ncclSend(const void* sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
+                      cudaStream_t stream) {
+  REAL(ncclSend);
+  return record_call(NcclOp::send, count, datatype, -1, peer, comm, stream,
+                     [&] { return real(sendbuff, count, datatype, peer, comm, stream); });
+}
+
+ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
+                      cudaStream_t stream) {
+  REAL(ncclRecv);
+  return record_call(NcclOp::recv, count, datatype, -1, peer, comm, stream,
+                     [&] { return real(recvbuff, count, datatype, peer, comm, stream); });
+}
+
+ncclResult_t ncclGroupStart() {
+  REAL(ncclGroupStart);
+  if (Recorder::instance().enabled() && group_depth++ == 0) group_id = Recorder::instance().next_group_id();
+  return real();
+}
+
+ncclResult_t ncclGroupEnd() {
+  REAL(ncclGroupEnd);
+  Recorder& recorder = Recorder::instance();
+  if (!recorder.enabled() || group_depth == 0) return real();
+  if (--group_depth > 0) return real();
+  // The outermost end launches the group's kernels: they carry the group's id.
+  const bool push = recorder.hooks().push_external != nullptr;
+  if (push) recorder.hooks().push_external(group_id);
+  ncclResult_t result = real();
+  if (push) recorder.hooks().pop_external();
+  group_id = 0;
+  return result;
+}
+
+}  // extern "C"
+
+// Loaded with LD_PRELOAD, the library is there before CUDA: the exit handlers make sure a process
+// that only calls NCCL (or whose CUDA never loads the injection) still writes its rank.
+__attribute__((constructor)) static void install_exit_handlers_at_load() {
+  scalecast::gpu_trace::Recorder::instance().install_exit_handlers();
+}
+
+// For the tests (tests/gpu_trace/nccl/): the library's own recorder is not visible from outside
+// (its C++ symbols are hidden), so a test turns recording on, installs correlation hooks and reads
+// back what was recorded through these three C functions.
+extern "C" __attribute__((visibility("default"))) void scalecast_gpu_trace_test_enable(void (*push)(uint64_t),
+                                                                                       void (*pop)()) {
+  Recorder& recorder = Recorder::instance();
+  recorder.enable_for_test();
+  Recorder::Hooks hooks;
+  hooks.push_external = push;
+  hooks.pop_external = pop;
+  recorder.set_hooks(hooks);
+}
+extern "C" __attribute__((visibility("default"))) void scalecast_gpu_trace_test_clear() {
+  Recorder::instance().clear();
+}
+extern "C" __attribute__((visibility("default"))) int scalecast_gpu_trace_test_write_records(const char* path) {
+  std::ofstream out(path);
+  scalecast::gpu_trace::write_records(Recorder::instance().snapshot(), out);
+  return out ? 0 : 1;
+}
