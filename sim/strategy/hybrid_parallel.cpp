@@ -80,8 +80,8 @@ std::string strategy_name(int gpus_per_worker) {
   return gpus_per_worker == 1 ? "dp" : "hybrid:" + std::to_string(gpus_per_worker);
 }
 
-WorkerPlan plan_worker(const ModelGraph& model, const PlatformSpec& platform, const ComputeCostModel& cost,
-                       const HybridOptions& options) {
+WorkerPlan prepare_worker(const ModelGraph& model, const PlatformSpec& platform, const ComputeCostModel& cost,
+                          const HybridOptions& options) {
   check_worker_size(platform, options.gpus_per_worker);
   WorkerPlan plan;
   plan.gpus_per_worker = options.gpus_per_worker;
@@ -102,8 +102,25 @@ WorkerPlan plan_worker(const ModelGraph& model, const PlatformSpec& platform, co
   WorkerLinks links = worker_links(platform, 0, options.gpus_per_worker);
   problem.bandwidth_Bps = std::move(links.bandwidth_Bps);
   problem.latency_s = std::move(links.latency_s);
-  plan.placement = place_best(problem, options.placement, model.source);
+  check_memory(problem, model.source);
   return plan;
+}
+
+WorkerPlan plan_worker(const ModelGraph& model, const PlatformSpec& platform, const ComputeCostModel& cost,
+                       const HybridOptions& options) {
+  WorkerPlan plan = prepare_worker(model, platform, cost, options);
+  plan.placement = place_best(plan.problem, options.placement, model.source);
+  return plan;
+}
+
+void adopt_placement(WorkerPlan& plan, const Placement& placement) {
+  const std::string method = placement.method;
+  const bool proven_optimal = placement.proven_optimal;
+  const double bound_s = placement.solver_lower_bound_s;
+  plan.placement = evaluate_order(plan.problem, placement.gpu_of_group, placement.task_order);
+  plan.placement.method = method;
+  plan.placement.proven_optimal = proven_optimal;
+  plan.placement.solver_lower_bound_s = bound_s;
 }
 
 ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int gpus, const HybridOptions& options) {

@@ -41,6 +41,13 @@ struct HybridOptions {
 WorkerPlan plan_worker(const ModelGraph& model, const PlatformSpec& platform, const ComputeCostModel& cost,
                        const HybridOptions& options);
 
+// The same in two halves, for a placement computed elsewhere (another process, another MPI
+// rank: the solver's time limit makes placements differ between runs): the priced step and its
+// placement problem, then a given assignment and order evaluated on it.
+WorkerPlan prepare_worker(const ModelGraph& model, const PlatformSpec& platform, const ComputeCostModel& cost,
+                          const HybridOptions& options);
+void adopt_placement(WorkerPlan& plan, const Placement& placement);
+
 // The N-rank execution graph: rank r is GPU r % M of worker r / M.
 ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int gpus, const HybridOptions& options);
 

@@ -65,6 +65,16 @@ std::vector<std::string> mpi_gather_to_root(const MpiWorld& world, const std::st
 #endif
 }
 
+void mpi_broadcast_from_root(const MpiWorld& world, std::string& text) {
+  if (!world.active) return;
+#ifdef SCALECAST_WITH_MPI
+  int length = static_cast<int>(text.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  text.resize(length);
+  MPI_Bcast(text.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
+#endif
+}
+
 void mpi_finish(MpiWorld& world) {
 #ifdef SCALECAST_WITH_MPI
   if (world.active) MPI_Finalize();

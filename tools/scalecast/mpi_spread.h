@@ -23,6 +23,8 @@ bool launched_by_mpirun();
 MpiWorld mpi_start();
 // Every rank passes its text; rank 0 receives all of them in rank order, others nothing.
 std::vector<std::string> mpi_gather_to_root(const MpiWorld& world, const std::string& mine);
+// Rank 0's text replaces every other rank's.
+void mpi_broadcast_from_root(const MpiWorld& world, std::string& text);
 void mpi_finish(MpiWorld& world);
 
 // MPI for the lifetime of a scope: started by the constructor, finished on every way out.

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -97,6 +98,50 @@ SweepRow simulate_point(const SweepInputs& inputs, const SweepPoint& point) {
   }
   row.sim_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return row;
+}
+
+nlohmann::json placement_to_json(const Placement& placement) {
+  return {{"gpu_of_group", placement.gpu_of_group}, {"task_order", placement.task_order}, {"method", placement.method},
+          {"proven_optimal", placement.proven_optimal}, {"solver_lower_bound_s", placement.solver_lower_bound_s}};
+}
+
+Placement placement_from_json(const nlohmann::json& json) {
+  Placement placement;
+  placement.gpu_of_group = json.at("gpu_of_group").get<std::vector<int>>();
+  placement.task_order = json.at("task_order").get<std::vector<std::vector<int>>>();
+  placement.method = json.at("method").get<std::string>();
+  placement.proven_optimal = json.at("proven_optimal").get<bool>();
+  placement.solver_lower_bound_s = json.at("solver_lower_bound_s").get<double>();
+  return placement;
+}
+
+// Searches every strategy's placement, `jobs` at a time; {strategy name: placement}, or
+// {"error", "exit_code"} when one failed.
+nlohmann::json search_placements(const SweepInputs& inputs, const std::vector<int>& strategies, int jobs,
+                                 const std::function<void(const std::string&)>& progress) {
+  nlohmann::json placements = nlohmann::json::object();
+  const auto start = std::chrono::steady_clock::now();
+  run_in_processes(
+      static_cast<int>(strategies.size()), jobs,
+      [&](int i) {
+        const int m = strategies[i];
+        const WorkerPlan& plan = inputs.plans.at(m);
+        return placement_to_json(place_best(plan.problem, inputs.hybrid.at(m).placement, inputs.model->source)).dump();
+      },
+      [&](int i, const JobOutcome& outcome) {
+        if (outcome.exit_code != 0) {
+          if (!placements.contains("error")) placements = {{"error", outcome.output}, {"exit_code", outcome.exit_code}};
+          return;
+        }
+        if (placements.contains("error")) return;
+        const int m = strategies[i];
+        WorkerPlan plan = inputs.plans.at(m);
+        adopt_placement(plan, placement_from_json(nlohmann::json::parse(outcome.output)));
+        placements[strategy_name(m)] = nlohmann::json::parse(outcome.output);
+        progress("placed " + inputs.model->name + " for " + strategy_name(m) + ": " + placement_line(plan) + " (" +
+                 format_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) + ")");
+      });
+  return placements;
 }
 
 std::string format_duration(std::optional<double> seconds) {
@@ -225,15 +270,25 @@ int run_sweep(const std::vector<std::string>& args) {
     if (world.rank == 0 || !world.active) std::cerr << "sweep: " << line << "\n";
   };
 
-  // Placements first (in this process, identical on every MPI rank: the solver is deterministic).
-  if (inputs.model)
+  // Placements first: they do not depend on the scale. Each strategy's is searched in a
+  // process of its own (CBC runs one solve per process) on rank 0, and every rank adopts rank
+  // 0's: a time-limited solver need not find the same placement twice.
+  if (inputs.model) {
     for (int m : strategies) {
       inputs.hybrid[m] = hybrid_options(values, m);
-      const auto start = std::chrono::steady_clock::now();
-      inputs.plans.emplace(m, plan_worker(*inputs.model, inputs.platform, inputs.replay.compute, inputs.hybrid[m]));
-      progress("placed " + inputs.model->name + " for " + strategy_name(m) + ": " + placement_line(inputs.plans.at(m)) + " (" +
-               format_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) + ")");
+      inputs.plans.emplace(m, prepare_worker(*inputs.model, inputs.platform, inputs.replay.compute, inputs.hybrid[m]));
     }
+    std::string shared;
+    if (world.rank == 0) shared = search_placements(inputs, strategies, jobs, progress).dump();
+    mpi_broadcast_from_root(world, shared);
+    const auto placements = nlohmann::json::parse(shared);
+    if (placements.contains("error")) {
+      const std::string message = placements["error"].get<std::string>();
+      if (placements["exit_code"].get<int>() == 2) throw InputError(values["workload"].as<std::string>(), "", message);
+      throw std::runtime_error(message);
+    }
+    for (int m : strategies) adopt_placement(inputs.plans.at(m), placement_from_json(placements[strategy_name(m)]));
+  }
 
   std::vector<SweepPoint> points;
   for (int m : strategies)
