@@ -185,11 +185,12 @@ void print_rank_utilisation(const TimelineSummary& s) {
                 kMaxClassRows);
     rows.resize(kMaxClassRows);
   }
-  std::printf("  %-6s %-20s %12s %7s %12s %12s %12s\n", "class", "ranks", "busy", "util", "compute", "exposed comm",
-              "idle");
+  std::printf("  %-6s %-20s %12s %7s %12s %8s %12s %12s\n", "class", "ranks", "busy", "util", "compute", "compute%",
+              "exposed comm", "idle");
   for (const RankUtilisation* u : rows)
-    std::printf("  %-6d %-20s %12s %6.1f%% %12s %12s %12s\n", u->rank_class, fit(rank_ranges_text(u->ranks), 20).c_str(),
-                format_time(u->busy_s).c_str(), 100 * u->utilisation, format_time(u->time.compute_s).c_str(),
+    std::printf("  %-6d %-20s %12s %6.1f%% %12s %7.1f%% %12s %12s\n", u->rank_class,
+                fit(rank_ranges_text(u->ranks), 20).c_str(), format_time(u->busy_s).c_str(), 100 * u->utilisation,
+                format_time(u->time.compute_s).c_str(), 100 * u->compute_utilisation,
                 format_time(u->time.exposed_communication_s).c_str(), format_time(u->time.idle_s).c_str());
 }
 
