@@ -122,11 +122,12 @@ Ticks ticks_for(double span_s, int target) {
   const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
   const double normalised = raw / magnitude;
   t.step_s = (normalised < 1.5 ? 1 : normalised < 3.5 ? 2 : normalised < 7.5 ? 5 : 10) * magnitude;
-  if (t.step_s >= 1) t = {t.step_s, 1, "s", 0};
-  else if (t.step_s >= 1e-3) t = {t.step_s, 1e-3, "ms", 0};
-  else if (t.step_s >= 1e-6) t = {t.step_s, 1e-6, "\xC2\xB5s", 0};  // µs
+  // The unit that the span reads in ("31 ms", not "31000 us"); ticks below it get decimals.
+  if (span_s >= 1) t = {t.step_s, 1, "s", 0};
+  else if (span_s >= 1e-3) t = {t.step_s, 1e-3, "ms", 0};
+  else if (span_s >= 1e-6) t = {t.step_s, 1e-6, "\xC2\xB5s", 0};  // µs
   else t = {t.step_s, 1e-9, "ns", 0};
-  const double in_unit = t.step_s / t.unit_s;  // 1, 2, 5, 10, ..., 500: fractions only below 1
+  const double in_unit = t.step_s / t.unit_s;  // 0.1, 0.2, 0.5, 1, 2, 5, ...
   t.decimals = in_unit >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(in_unit) - 1e-9));
   return t;
 }
