@@ -2,7 +2,9 @@
 // a separate `scalecast` process (as users run it), several times, and prints the median wall
 // time and the peak resident memory (from wait4's rusage) per scenario.
 //
-//   scalecast-bench [--repeat N] [--full]      (--full adds the 16,384-GPU scenarios)
+//   scalecast-bench [--repeat N] [--full] [--only TEXT]
+//   (--full adds the 16,384-GPU scenarios; --only runs the scenarios whose label contains TEXT)
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -20,6 +23,7 @@ struct Scenario {
   std::string label;
   std::vector<std::string> args;
   bool full_only = false;
+  std::vector<std::string> setup;  // run once before the timed runs (not timed), when not empty
 };
 
 struct Measurement {
@@ -62,11 +66,13 @@ std::string binary_beside(const char* self) {
 int main(int argc, char** argv) {
   int repeat = 3;
   bool full = false;
+  std::string only;  // run only the scenarios whose label contains this
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--full")) full = true;
     else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: scalecast-bench [--repeat N] [--full]\n");
+      std::fprintf(stderr, "usage: scalecast-bench [--repeat N] [--full] [--only TEXT]\n");
       return 2;
     }
   }
@@ -85,9 +91,23 @@ int main(int argc, char** argv) {
   };
   std::vector<Scenario> scenarios = {allreduce(1024), allreduce(4096), allreduce(16384),
                                      dp_step(1024),   dp_step(4096),   dp_step(16384)};
+  // inspect of a 1,024-rank timeline simulated rank by rank (--per-rank: 1,024 rows, ~35 MB of
+  // JSON), with the SVG picture: the timeline is made once, untimed, in a scratch folder.
+  char scratch_template[] = "/tmp/scalecast-bench-XXXXXX";
+  const std::string scratch = mkdtemp(scratch_template) ? scratch_template : "/tmp";
+  const std::string timeline = scratch + "/resnet50-1024-per-rank.json";
+  scenarios.push_back({"inspect --svg, 1024-rank per-rank timeline (resnet50)",
+                       {"inspect", timeline, "--json", "--svg", scratch + "/timeline.svg"},
+                       false,
+                       {"simulate", "--platform", "dgx-a100", "--workload", "resnet50", "--gpus", "1024", "--per-rank",
+                        "--timeline", timeline}});
   std::printf("%-58s %12s %12s %14s\n", "scenario", "median (s)", "min (s)", "peak RSS (MiB)");
   for (const Scenario& s : scenarios) {
-    if (s.full_only && !full) continue;
+    if ((s.full_only && !full) || s.label.find(only) == std::string::npos) continue;
+    if (!s.setup.empty() && run_once(binary, s.setup).exit_code != 0) {
+      std::printf("%-58s %12s\n", s.label.c_str(), "(setup FAILED)");
+      continue;
+    }
     std::vector<double> walls;
     double peak = 0;
     int failed = 0;
@@ -102,5 +122,6 @@ int main(int argc, char** argv) {
                 failed ? "  (FAILED)" : "");
     std::fflush(stdout);
   }
+  if (scratch != "/tmp") std::filesystem::remove_all(scratch);
   return 0;
 }
