@@ -78,22 +78,31 @@ TimeBreakdown sum_over_steps(const RankClassTimeline& rank_class, const std::vec
   return sum;
 }
 
-void add_breakdown(const Timeline& timeline, TimelineSummary& summary) {
+// Busy here leaves out the time a class waited in collectives for others to arrive: with a
+// straggler, every other class "communicates" while it waits, and the straggler, which sets
+// the step, is the one that waited least.
+void add_breakdown(const Timeline& timeline, const CollectiveWaits& waits, TimelineSummary& summary) {
   if (summary.steps.empty()) return;
   double most_busy_s = -1;
   TimeBreakdown busiest;
+  double busiest_waiting_s = 0;
   for (size_t c = 0; c < timeline.classes.size(); ++c) {
     const TimeBreakdown sum = sum_over_steps(timeline.classes[c], summary.steps);
-    const double busy_s = sum.compute_s + sum.exposed_communication_s;
+    double waiting_s = 0;
+    for (const StepSpan& step : summary.steps)
+      waiting_s += exposed_waiting_s(timeline.classes[c], waits.waiting[c], step.start_s, step.end_s);
+    const double busy_s = sum.compute_s + sum.exposed_communication_s - waiting_s;
     if (busy_s > most_busy_s) {  // strict: ties go to the first class, for a stable answer
       most_busy_s = busy_s;
       busiest = sum;
+      busiest_waiting_s = waiting_s;
       summary.breakdown_class = static_cast<int>(c);
     }
   }
   const double steps = static_cast<double>(summary.steps.size());
   summary.per_step = {busiest.span_s / steps, busiest.compute_s / steps, busiest.communication_s / steps,
                       busiest.exposed_communication_s / steps, busiest.idle_s / steps};
+  summary.per_step_waiting_s = busiest_waiting_s / steps;
 }
 
 std::string join(const std::set<std::string>& words) {
@@ -266,11 +275,12 @@ TimelineSummary summarize_timeline(const Timeline& timeline, size_t top_operator
   summary.span_s = last_s - first_s;
   summary.steps = training_steps(timeline);
   add_step_times(summary);
-  add_breakdown(timeline, summary);
+  const CollectiveWaits waits = collective_waits(timeline);
+  add_breakdown(timeline, waits, summary);
   add_streams(timeline, summary);
   add_top_operators(timeline, top_operator_count, summary);
-  summary.rank_utilisation = rank_utilisation(timeline, first_s, last_s);
-  summary.step_breakdowns = step_breakdowns(timeline, summary.steps);
+  summary.rank_utilisation = rank_utilisation(timeline, waits, first_s, last_s);
+  summary.step_breakdowns = step_breakdowns(timeline, waits, summary.steps);
   if (!summary.steps.empty())
     summary.critical_path = critical_path(timeline, critical_step_span(summary.steps, critical_step));
   else if (critical_step != kLongestStep)

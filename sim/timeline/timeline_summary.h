@@ -47,10 +47,12 @@ struct TimelineSummary {
   double mean_step_time_s = 0;
 
   // Where a step's time went, as the mean over steps of breakdown() over each step's span, for
-  // the busiest rank class: the one with the most compute plus exposed communication, i.e. the
-  // least idle, which is the class that sets the step time. -1 when there are no events.
+  // the busiest rank class: the one with the most compute plus exposed communication, less the
+  // time it waited in collectives for other ranks (collective_waits.h); i.e. the least idle
+  // and least waiting, which is the class that sets the step time. -1 when there are no events.
   int breakdown_class = -1;
   TimeBreakdown per_step;
+  double per_step_waiting_s = 0;  // the part of per_step.exposed_communication_s spent waiting
 
   std::vector<StreamUtilisation> streams;    // by class, then stream
   std::vector<OperatorTotal> top_operators;  // by total_s, largest first (ties by name)

@@ -11,6 +11,7 @@
 
 #include "sim/core/atomic_file.h"
 #include "sim/timeline/chrome_trace.h"  // rank_ranges_text
+#include "sim/timeline/collective_waits.h"
 
 namespace scalecast {
 
@@ -21,6 +22,7 @@ constexpr const char* kCompute = "#4e79a7";
 constexpr const char* kCommunication = "#f28e2b";
 constexpr const char* kExposed = "#e15759";
 constexpr const char* kPointToPoint = "#59a14f";
+constexpr const char* kWaiting = "#c5b0d5";
 constexpr const char* kIdle = "#e8e8e8";
 constexpr const char* kPath = "#000000";
 
@@ -90,20 +92,32 @@ std::vector<Interval> uncovered(double a, double b, const std::vector<Interval>&
   return out;
 }
 
-// Per class: the union of its compute, and the time it communicated with no compute running.
+// Per class, with no compute running: the union of its compute, the time it transferred
+// (exposed communication), and the time it waited in collectives for other ranks to arrive.
 struct ClassShape {
   std::vector<Interval> compute;
   std::vector<Interval> exposed;
+  std::vector<Interval> waiting;
 };
 
-ClassShape shape_of(const RankClassTimeline& rank_class) {
+ClassShape shape_of(const RankClassTimeline& rank_class, const std::vector<double>& transfer_start_s,
+                    const std::vector<Interval>& waiting) {
   ClassShape shape;
-  std::vector<Interval> compute, communication;
-  for (const TimelineEvent& e : rank_class.events)
-    (e.category == EventCategory::compute ? compute : communication).emplace_back(e.start_s, e.end_s);
+  std::vector<Interval> compute, transfers;
+  for (size_t i = 0; i < rank_class.events.size(); ++i) {
+    const TimelineEvent& e = rank_class.events[i];
+    if (e.category == EventCategory::compute) compute.emplace_back(e.start_s, e.end_s);
+    else transfers.emplace_back(transfer_start_s[i], e.end_s);
+  }
   shape.compute = merged(std::move(compute));
-  for (const auto& [a, b] : merged(std::move(communication)))
+  for (const auto& [a, b] : merged(std::move(transfers)))
     for (const Interval& part : uncovered(a, b, shape.compute)) shape.exposed.push_back(part);
+  std::vector<Interval> waiting_only;
+  for (const auto& [a, b] : waiting)
+    for (const Interval& part : uncovered(a, b, shape.compute)) waiting_only.push_back(part);
+  // A wait that overlaps another collective's transfer counts as transfer.
+  for (const auto& [a, b] : waiting_only)
+    for (const Interval& part : uncovered(a, b, shape.exposed)) shape.waiting.push_back(part);
   return shape;
 }
 
@@ -164,7 +178,10 @@ class SvgWriter {
   }
   const ClassShape& shape(int rank_class) {
     auto it = shapes_.find(rank_class);
-    if (it == shapes_.end()) it = shapes_.emplace(rank_class, shape_of(timeline_.classes[rank_class])).first;
+    if (it == shapes_.end())
+      it = shapes_.emplace(rank_class, shape_of(timeline_.classes[rank_class], waits_.transfer_start_s[rank_class],
+                                                waits_.waiting[rank_class]))
+               .first;
     return it->second;
   }
   // Bars [x0, x1) of one colour on one lane, merged where they touch so that back-to-back
@@ -175,6 +192,7 @@ class SvgWriter {
   const TimelineSvgOptions& options_;
   std::ostringstream out_;
   std::map<int, ClassShape> shapes_;
+  CollectiveWaits waits_;
   std::vector<Row> rows_;
   SvgRowMode mode_ = SvgRowMode::per_rank;
   std::vector<int> streams_;
@@ -183,6 +201,7 @@ class SvgWriter {
   double width_ = 1200, left_ = kLabelWidth_px, plot_width_ = 1000;
   double lane_height_ = 12, row_gap_ = 4, row_height_ = 24;
   bool has_p2p_ = false;
+  bool has_waiting_ = false;
   std::string summary_note_;
 };
 
@@ -250,8 +269,8 @@ void SvgWriter::choose_rows() {
   }
   summary_note_ = with_thousands(timeline_.world_size) + " ranks in " + std::to_string(rows_.size()) + " rows of " +
                   std::to_string(per_row) + " consecutive ranks (" + with_thousands(static_cast<long>(classes_by_look.size())) +
-                  " different rows were too many to draw): each row shows the share of its ranks computing "
-                  "and in exposed communication";
+                  " different rows, too many to draw one each); a row shows the share of its ranks computing, "
+                  "transferring or waiting";
 }
 
 void SvgWriter::bars(std::vector<Interval> spans_s, double top, double height, const char* fill) {
@@ -272,13 +291,19 @@ void SvgWriter::bars(std::vector<Interval> spans_s, double top, double height, c
 
 void SvgWriter::draw_lane_row(const Row& row, double top) {
   const RankClassTimeline& rank_class = timeline_.classes[row.rank_class];
-  std::vector<std::vector<Interval>> compute(streams_.size()), communication(streams_.size()), p2p(streams_.size());
-  for (const TimelineEvent& e : rank_class.events) {
+  const std::vector<double>& transfer_start_s = waits_.transfer_start_s[row.rank_class];
+  std::vector<std::vector<Interval>> compute(streams_.size()), communication(streams_.size()), p2p(streams_.size()),
+      waiting(streams_.size());
+  for (size_t i = 0; i < rank_class.events.size(); ++i) {
+    const TimelineEvent& e = rank_class.events[i];
     const int lane = lane_of_stream_.at(e.stream);
-    (e.category == EventCategory::compute         ? compute
-     : e.category == EventCategory::communication ? communication
-                                                  : p2p)[lane]
-        .emplace_back(e.start_s, e.end_s);
+    if (e.category == EventCategory::compute) {
+      compute[lane].emplace_back(e.start_s, e.end_s);
+      continue;
+    }
+    // Before its transfer began, a collective only waited for the other ranks.
+    if (transfer_start_s[i] > e.start_s) waiting[lane].emplace_back(e.start_s, transfer_start_s[i]);
+    (e.category == EventCategory::communication ? communication : p2p)[lane].emplace_back(transfer_start_s[i], e.end_s);
   }
   const ClassShape& s = shape(row.rank_class);
   for (size_t lane = 0; lane < streams_.size(); ++lane) {
@@ -286,6 +311,7 @@ void SvgWriter::draw_lane_row(const Row& row, double top) {
     const double h = std::max(1.0, lane_height_ - (lane_height_ >= 6 ? 1 : 0));
     rect(left_, y, plot_width_, h, kIdle);
     bars(compute[lane], y, h, kCompute);
+    bars(waiting[lane], y, h, kWaiting);
     bars(communication[lane], y, h, kCommunication);
     bars(p2p[lane], y, h, kPointToPoint);
     // Exposed parts of this lane's communication: where the rank had no compute running.
@@ -306,7 +332,7 @@ void SvgWriter::draw_lane_row(const Row& row, double top) {
 void SvgWriter::draw_heat_row(const Row& row, double top) {
   const int bins = std::max(1, static_cast<int>(plot_width_ / kHeatBin_px));
   const double bin_s = (t1_ - t0_) / bins;
-  std::vector<double> compute(bins, 0), exposed(bins, 0);
+  std::vector<double> compute(bins, 0), exposed(bins, 0), waiting(bins, 0);
   auto spread = [&](const std::vector<Interval>& intervals, double weight, std::vector<double>& into) {
     for (const auto& [a, b] : intervals) {
       int first = std::clamp(static_cast<int>((a - t0_) / bin_s), 0, bins - 1);
@@ -321,6 +347,7 @@ void SvgWriter::draw_heat_row(const Row& row, double top) {
     const ClassShape& s = shape(rank_class);
     spread(s.compute, static_cast<double>(ranks), compute);
     spread(s.exposed, static_cast<double>(ranks), exposed);
+    spread(s.waiting, static_cast<double>(ranks), waiting);
   }
   const double h = row_height_ - row_gap_;
   rect(left_, top, plot_width_, h, kIdle);
@@ -328,12 +355,16 @@ void SvgWriter::draw_heat_row(const Row& row, double top) {
   auto level = [&](double time_s) { return std::lround(16 * std::clamp(time_s / (bin_s * row.ranks), 0.0, 1.0)); };
   int run_start = 0;
   for (int i = 1; i <= bins; ++i) {
-    if (i < bins && level(compute[i]) == level(compute[run_start]) && level(exposed[i]) == level(exposed[run_start]))
+    if (i < bins && level(compute[i]) == level(compute[run_start]) && level(exposed[i]) == level(exposed[run_start]) &&
+        level(waiting[i]) == level(waiting[run_start]))
       continue;
     const double x0 = left_ + run_start * kHeatBin_px, w = (i - run_start) * kHeatBin_px;
+    // Stacked from the bottom: computing, transferring, waiting; the rest of the height is idle.
     const double hc = h * level(compute[run_start]) / 16.0, he = h * level(exposed[run_start]) / 16.0;
+    const double hw = std::min(h - hc - he, h * level(waiting[run_start]) / 16.0);
     if (hc > 0) rect(x0, top + h - hc, w, hc, kCompute);
     if (he > 0) rect(x0, top + h - hc - he, w, he, kExposed);
+    if (hw > 0) rect(x0, top + h - hc - he - hw, w, hw, kWaiting);
     run_start = i;
   }
   text(8, top + h - 1, row.label, "font-size=\"" + std::string(h >= 9 ? "10" : "8") + "\"");
@@ -354,6 +385,7 @@ void SvgWriter::draw_legend(double y) {
   std::vector<std::pair<const char*, std::string>> items = {{kCompute, "compute"}};
   if (mode_ != SvgRowMode::rank_buckets) items.push_back({kCommunication, "communication (overlapped by compute)"});
   items.push_back({kExposed, "exposed communication (no compute running)"});
+  if (has_waiting_) items.push_back({kWaiting, "waiting for other ranks"});
   if (has_p2p_ && mode_ != SvgRowMode::rank_buckets) items.push_back({kPointToPoint, "send/recv (p2p)"});
   items.push_back({kIdle, "idle"});
   double x0 = 8;
@@ -431,6 +463,8 @@ TimelineSvg SvgWriter::draw() {
   left_ = kLabelWidth_px;
   plot_width_ = width_ - left_ - kRightMargin_px;
 
+  waits_ = collective_waits(timeline_);
+  for (const auto& waiting : waits_.waiting) has_waiting_ = has_waiting_ || !waiting.empty();
   choose_rows();
   const double rows = std::max<size_t>(1, rows_.size());
   if (mode_ == SvgRowMode::rank_buckets) {

@@ -85,6 +85,28 @@ TEST(TimelineSvg, ExposedCommunicationIsTheUncoveredPart) {
   EXPECT_TRUE(std::regex_search(svg.text, std::regex(overlapped))) << overlapped;
 }
 
+// Class 0 reaches the allreduce at 1 but class 1 only at 3: class 0's lane shows [1,3] as
+// waiting and the transfer [3,5] as exposed communication. x = 170 + t / 5 * 1006.
+TEST(TimelineSvg, WaitingForOtherRanksHasItsOwnColour) {
+  Timeline t;
+  t.world_size = 2;
+  t.classes = {{{0}, {event(EventCategory::compute, 0, 0, 1), event(EventCategory::communication, 1, 1, 5, 0, "ar")}},
+               {{1}, {event(EventCategory::compute, 0, 0, 3), event(EventCategory::communication, 1, 3, 5, 0, "ar")}}};
+  const TimelineSvg svg = timeline_svg(t, {});
+  auto x = [](double t_s) { return 170 + t_s / 5 * 1006; };
+  char waiting[128], exposed[128];
+  std::snprintf(waiting, sizeof waiting, "x=\"%.1f\" y=\"[0-9.]+\" width=\"%.1f\" height=\"[0-9.]+\" fill=\"#c5b0d5\"", x(1),
+                x(3) - x(1));
+  std::snprintf(exposed, sizeof exposed, "x=\"%.1f\" y=\"[0-9.]+\" width=\"%.1f\" height=\"[0-9.]+\" fill=\"#e15759\"", x(3),
+                x(5) - x(3));
+  EXPECT_TRUE(std::regex_search(svg.text, std::regex(waiting))) << waiting;
+  EXPECT_EQ(count(svg.text, "fill=\"#e15759\""), 3u);  // legend, and [3,5] on each rank
+  EXPECT_TRUE(std::regex_search(svg.text, std::regex(exposed))) << exposed;
+  EXPECT_TRUE(contains(svg.text, "waiting for other ranks"));
+  // Without waits, the legend does not list waiting.
+  EXPECT_FALSE(contains(timeline_svg(one_class(2), {}).text, "waiting for other ranks"));
+}
+
 TEST(TimelineSvg, IdenticalRanksShareARow) {
   const TimelineSvg svg = timeline_svg(one_class(1024), {});
   EXPECT_EQ(svg.mode, SvgRowMode::identical_rows_grouped);
@@ -111,7 +133,7 @@ TEST(TimelineSvg, TooManyDifferentRowsBecomeBucketsOfRanks) {
   EXPECT_EQ(svg.rows, 50);  // 4 ranks a row
   EXPECT_TRUE(contains(svg.text, ">ranks 0-3<"));
   EXPECT_TRUE(contains(svg.text, ">ranks 196-199<"));
-  EXPECT_TRUE(contains(svg.text, "200 ranks in 50 rows of 4 consecutive ranks (200 different rows"));
+  EXPECT_TRUE(contains(svg.text, "200 ranks in 50 rows of 4 consecutive ranks (200 different rows, too many to draw one each)"));
   EXPECT_FALSE(contains(svg.text, "overlapped by compute"));  // heat rows show compute and exposed only
 }
 

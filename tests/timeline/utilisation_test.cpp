@@ -14,7 +14,8 @@ namespace {
 // Class 1 (ranks 1, 3): compute [0,3] [6,7.5] [8,11] [14,15.5] = 9; exposed [3,6] [11,14] = 6
 // (its sends run under compute); busy 15, idle [7.5,8] = 0.5.
 TEST(RankUtilisation, PerClassOverTheSpan) {
-  const auto u = rank_utilisation(read_timeline(timeline_testing::kSmallTimeline), 0, 15.5);
+  const Timeline t = read_timeline(timeline_testing::kSmallTimeline);
+  const auto u = rank_utilisation(t, collective_waits(t), 0, 15.5);
   ASSERT_EQ(u.size(), 2u);
   EXPECT_EQ(u[0].ranks, (std::vector<int>{0, 2}));
   EXPECT_DOUBLE_EQ(u[0].time.compute_s, 11.5);
@@ -25,6 +26,7 @@ TEST(RankUtilisation, PerClassOverTheSpan) {
   EXPECT_DOUBLE_EQ(u[1].time.exposed_communication_s, 6);
   EXPECT_DOUBLE_EQ(u[1].busy_s, 15);
   EXPECT_DOUBLE_EQ(u[1].time.idle_s, 0.5);
+  EXPECT_DOUBLE_EQ(u[1].waiting_s, 0);  // both classes reach each allreduce at the same time
   EXPECT_DOUBLE_EQ(u[1].utilisation, 15 / 15.5);
   EXPECT_DOUBLE_EQ(u[1].compute_utilisation, 9 / 15.5);
 }
@@ -34,7 +36,7 @@ TEST(RankUtilisation, PerClassOverTheSpan) {
 // tie, which goes to the first class.
 TEST(StepBreakdowns, BusiestClassOfEachStep) {
   const Timeline t = read_timeline(timeline_testing::kSmallTimeline);
-  const auto steps = step_breakdowns(t, step_spans(t));
+  const auto steps = step_breakdowns(t, collective_waits(t), step_spans(t));
   ASSERT_EQ(steps.size(), 2u);
   EXPECT_EQ(steps[0].span.step, 0);
   EXPECT_EQ(steps[0].rank_class, 0);
@@ -54,11 +56,65 @@ TEST(StepBreakdowns, TheLeastIdleClassSetsTheStep) {
   t.world_size = 2;
   t.classes = {{{0}, {timeline_testing::event(EventCategory::compute, 0, 0, 1)}},
                {{1}, {timeline_testing::event(EventCategory::compute, 0, 0, 4)}}};
-  const auto steps = step_breakdowns(t, step_spans(t));
+  const auto steps = step_breakdowns(t, collective_waits(t), step_spans(t));
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0].rank_class, 1);
   EXPECT_DOUBLE_EQ(steps[0].time.compute_s, 4);
   EXPECT_DOUBLE_EQ(steps[0].time.idle_s, 0);
+}
+
+// Class 0 computes [0,1] and reaches the allreduce at 1; class 1 computes [0,3] and reaches it
+// at 3; the transfer runs [3,5]. Class 0 waited [1,3]: 2 s of its 4 s of "exposed
+// communication" are waiting, so it was busy 3 s; class 1 was busy all 5 s and sets the step.
+Timeline straggler() {
+  Timeline t;
+  t.world_size = 2;
+  t.classes = {{{0},
+                {timeline_testing::event(EventCategory::compute, 0, 0, 1, 0, "short"),
+                 timeline_testing::event(EventCategory::communication, 1, 1, 5, 0, "allreduce")}},
+               {{1},
+                {timeline_testing::event(EventCategory::compute, 0, 0, 3, 0, "long"),
+                 timeline_testing::event(EventCategory::communication, 1, 3, 5, 0, "allreduce")}}};
+  return t;
+}
+
+TEST(CollectiveWaits, TransferStartsWhenTheLastMemberArrives) {
+  const CollectiveWaits waits = collective_waits(straggler());
+  EXPECT_DOUBLE_EQ(waits.transfer_start_s[0][1], 3);
+  EXPECT_DOUBLE_EQ(waits.transfer_start_s[1][1], 3);
+  EXPECT_DOUBLE_EQ(waits.transfer_start_s[0][0], 0);  // compute: its own start
+  ASSERT_EQ(waits.waiting[0].size(), 1u);
+  EXPECT_DOUBLE_EQ(waits.waiting[0][0].first, 1);
+  EXPECT_DOUBLE_EQ(waits.waiting[0][0].second, 3);
+  EXPECT_TRUE(waits.waiting[1].empty());
+}
+
+TEST(CollectiveWaits, OtherNamesAreOtherCollectives) {
+  Timeline t = straggler();
+  t.classes[1].events[1].name = "another allreduce";
+  const CollectiveWaits waits = collective_waits(t);
+  EXPECT_TRUE(waits.waiting[0].empty());
+  EXPECT_DOUBLE_EQ(waits.transfer_start_s[0][1], 1);
+}
+
+TEST(RankUtilisation, WaitingForOthersIsNotBusy) {
+  const Timeline t = straggler();
+  const auto u = rank_utilisation(t, collective_waits(t), 0, 5);
+  EXPECT_DOUBLE_EQ(u[0].time.exposed_communication_s, 4);
+  EXPECT_DOUBLE_EQ(u[0].waiting_s, 2);
+  EXPECT_DOUBLE_EQ(u[0].busy_s, 3);
+  EXPECT_DOUBLE_EQ(u[0].utilisation, 0.6);
+  EXPECT_DOUBLE_EQ(u[1].waiting_s, 0);
+  EXPECT_DOUBLE_EQ(u[1].busy_s, 5);
+}
+
+TEST(StepBreakdowns, TheStragglerSetsTheStep) {
+  const Timeline t = straggler();
+  const auto steps = step_breakdowns(t, collective_waits(t), step_spans(t));
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].rank_class, 1);
+  EXPECT_DOUBLE_EQ(steps[0].time.compute_s, 3);
+  EXPECT_DOUBLE_EQ(steps[0].waiting_s, 0);
 }
 
 }  // namespace

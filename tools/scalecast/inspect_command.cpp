@@ -91,6 +91,7 @@ ordered_json timeline_report(const TimelineSummary& s) {
   out["comm_s"] = s.per_step.communication_s;
   out["exposed_comm_s"] = s.per_step.exposed_communication_s;
   out["idle_s"] = s.per_step.idle_s;
+  out["waiting_s"] = s.per_step_waiting_s;
   ordered_json streams = ordered_json::array();
   for (const StreamUtilisation& u : s.streams)
     streams.push_back({{"class", u.rank_class},
@@ -119,6 +120,7 @@ ordered_json timeline_report(const TimelineSummary& s) {
                      {"compute_s", u.time.compute_s},
                      {"comm_s", u.time.communication_s},
                      {"exposed_comm_s", u.time.exposed_communication_s},
+                     {"waiting_s", u.waiting_s},
                      {"idle_s", u.time.idle_s},
                      {"utilisation", u.utilisation},
                      {"compute_utilisation", u.compute_utilisation}});
@@ -134,6 +136,7 @@ ordered_json timeline_report(const TimelineSummary& s) {
                      {"compute_s", b.time.compute_s},
                      {"comm_s", b.time.communication_s},
                      {"exposed_comm_s", b.time.exposed_communication_s},
+                     {"waiting_s", b.waiting_s},
                      {"idle_s", b.time.idle_s}});
   out["step_breakdown"] = std::move(steps);
 
@@ -185,22 +188,25 @@ void print_rank_utilisation(const TimelineSummary& s) {
                 kMaxClassRows);
     rows.resize(kMaxClassRows);
   }
-  std::printf("  %-6s %-20s %12s %7s %12s %8s %12s %12s\n", "class", "ranks", "busy", "util", "compute", "compute%",
-              "exposed comm", "idle");
+  std::printf("  %-6s %-20s %12s %7s %12s %8s %12s %12s %12s\n", "class", "ranks", "busy", "util", "compute",
+              "compute%", "exposed comm", "(waiting)", "idle");
   for (const RankUtilisation* u : rows)
-    std::printf("  %-6d %-20s %12s %6.1f%% %12s %7.1f%% %12s %12s\n", u->rank_class,
+    std::printf("  %-6d %-20s %12s %6.1f%% %12s %7.1f%% %12s %12s %12s\n", u->rank_class,
                 fit(rank_ranges_text(u->ranks), 20).c_str(), format_time(u->busy_s).c_str(), 100 * u->utilisation,
                 format_time(u->time.compute_s).c_str(), 100 * u->compute_utilisation,
-                format_time(u->time.exposed_communication_s).c_str(), format_time(u->time.idle_s).c_str());
+                format_time(u->time.exposed_communication_s).c_str(), format_time(u->waiting_s).c_str(),
+                format_time(u->time.idle_s).c_str());
 }
 
 void print_step_breakdowns(const TimelineSummary& s) {
   std::printf("\nsteps (each for its busiest rank class)\n");
-  std::printf("  %-6s %12s %6s %12s %12s %12s %12s\n", "step", "time", "class", "compute", "comm", "exposed comm", "idle");
+  std::printf("  %-6s %12s %6s %12s %12s %12s %12s %12s\n", "step", "time", "class", "compute", "comm", "exposed comm",
+              "(waiting)", "idle");
   for (const StepBreakdown& b : s.step_breakdowns)
-    std::printf("  %-6d %12s %6d %12s %12s %12s %12s\n", b.span.step, format_time(b.span.end_s - b.span.start_s).c_str(),
+    std::printf("  %-6d %12s %6d %12s %12s %12s %12s %12s\n", b.span.step, format_time(b.span.end_s - b.span.start_s).c_str(),
                 b.rank_class, format_time(b.time.compute_s).c_str(), format_time(b.time.communication_s).c_str(),
-                format_time(b.time.exposed_communication_s).c_str(), format_time(b.time.idle_s).c_str());
+                format_time(b.time.exposed_communication_s).c_str(), format_time(b.waiting_s).c_str(),
+                format_time(b.time.idle_s).c_str());
 }
 
 // The path as runs: consecutive segments of one kind on one class and stream are one line
@@ -249,6 +255,8 @@ void print_timeline(const std::string& path, const TimelineSummary& s) {
     std::printf("  compute           %s\n", format_time(s.per_step.compute_s).c_str());
     std::printf("  communication     %s\n", format_time(s.per_step.communication_s).c_str());
     std::printf("  exposed comm      %s\n", format_time(s.per_step.exposed_communication_s).c_str());
+    if (s.per_step_waiting_s > 0)
+      std::printf("    of which waiting %s for other ranks to reach collectives\n", format_time(s.per_step_waiting_s).c_str());
     std::printf("  idle              %s\n", format_time(s.per_step.idle_s).c_str());
   }
   print_step_breakdowns(s);
