@@ -423,23 +423,32 @@ void SvgWriter::draw_critical_path(const std::vector<double>& row_tops) {
   // A class is drawn on the first row that shows it.
   std::map<int, size_t> row_of_class;
   for (size_t r = 0; r < rows_.size(); ++r) row_of_class.emplace(rows_[r].rank_class, r);
-  double last_x = -1, last_y = -1;
+  // Back-to-back segments on one lane are one line (a ResNet step is ~200 kernels in a row).
+  struct Run {
+    double x0, x1, y;
+    bool idle;
+  };
+  std::vector<Run> runs;
   for (const PathSegment& s : path.segments) {
     auto row = row_of_class.find(s.rank_class);
     if (row == row_of_class.end()) continue;
     const int lane = s.stream >= 0 ? lane_of_stream_.at(s.stream) : 0;
-    const double y = row_tops[row->second] + (lane + 1) * lane_height_ - 2;
-    const double x0 = x(s.start_s), x1 = x(s.end_s);
-    if (last_y >= 0 && std::abs(last_y - y) > 0.1)
-      out_ << "<line x1=\"" << number(x0) << "\" y1=\"" << number(last_y) << "\" x2=\"" << number(x0) << "\" y2=\""
-           << number(y) << "\" stroke=\"" << kPath << "\" stroke-width=\"1\"/>\n";
-    out_ << "<line x1=\"" << number(x0) << "\" y1=\"" << number(y) << "\" x2=\"" << number(std::max(x1, x0 + 0.5))
-         << "\" y2=\"" << number(y) << "\" stroke=\"" << kPath << "\" stroke-width=\"2\""
-         << (s.kind == PathSegmentKind::idle ? " stroke-dasharray=\"3,2\"" : "") << "/>\n";
-    last_x = x1;
-    last_y = y;
+    const Run run{x(s.start_s), x(s.end_s), row_tops[row->second] + (lane + 1) * lane_height_ - 2,
+                  s.kind == PathSegmentKind::idle};
+    if (!runs.empty() && runs.back().y == run.y && runs.back().idle == run.idle && run.x0 <= runs.back().x1 + 0.25)
+      runs.back().x1 = std::max(runs.back().x1, run.x1);
+    else
+      runs.push_back(run);
   }
-  (void)last_x;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Run& r = runs[i];
+    if (i > 0 && std::abs(runs[i - 1].y - r.y) > 0.1)  // the path moves to another lane or rank
+      out_ << "<line x1=\"" << number(r.x0) << "\" y1=\"" << number(runs[i - 1].y) << "\" x2=\"" << number(r.x0)
+           << "\" y2=\"" << number(r.y) << "\" stroke=\"" << kPath << "\" stroke-width=\"1\"/>\n";
+    out_ << "<line x1=\"" << number(r.x0) << "\" y1=\"" << number(r.y) << "\" x2=\"" << number(std::max(r.x1, r.x0 + 0.5))
+         << "\" y2=\"" << number(r.y) << "\" stroke=\"" << kPath << "\" stroke-width=\"2\""
+         << (r.idle ? " stroke-dasharray=\"3,2\"" : "") << "/>\n";
+  }
 }
 
 TimelineSvg SvgWriter::draw() {

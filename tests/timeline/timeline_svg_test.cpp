@@ -166,7 +166,11 @@ TEST(TimelineSvg, CriticalPathIsDrawnAndNamedInTheLegend) {
   options.critical_path = &path;
   const TimelineSvg svg = timeline_svg(t, options);
   EXPECT_TRUE(contains(svg.text, "critical path of step 1"));
-  EXPECT_EQ(count(svg.text, "stroke=\"#000000\" stroke-width=\"2\""), 1 + path.segments.size());  // legend + segments
+  // The legend's line, then one line per run on a lane: forward and backward on rank 1's
+  // stream 0 are one run, then the allreduce on rank 0's stream 1, the optimizer on its stream 0.
+  ASSERT_EQ(path.segments.size(), 4u);
+  EXPECT_EQ(count(svg.text, "stroke=\"#000000\" stroke-width=\"2\""), 1u + 3u);
+  EXPECT_EQ(count(svg.text, "stroke=\"#000000\" stroke-width=\"1\""), 2u);  // two moves between lanes
 }
 
 TEST(TimelineSvg, TickLabelsInMillisecondsAndMicroseconds) {
