@@ -203,6 +203,12 @@ TEST_F(Inspect, BadOptionsWriteNothing) {
   EXPECT_EQ(result.out, "");
   EXPECT_EQ(entries(), 0u);
 
+  // A good --chrome path with a bad --svg path: neither is written.
+  result = inspect("'" + kSmallTimeline + "' --chrome '" + path("c.json") + "' --svg '" + path("none/t.svg") + "'");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("--svg"), std::string::npos) << result.err;
+  EXPECT_EQ(entries(), 0u);
+
   const std::string broken = write_text("broken.json", "{\"format\": \"scalecast-timeline\", \"version\": 1}");
   result = inspect("'" + broken + "' --json" + outputs);
   EXPECT_EQ(result.exit_code, 2);

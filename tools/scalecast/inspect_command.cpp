@@ -14,6 +14,7 @@
 #include "sim/timeline/timeline_svg.h"
 #include "sim/trace/trace_json.h"
 #include "tools/scalecast/cli_options.h"
+#include "tools/scalecast/replay_summary.h"  // check_output_path
 
 namespace scalecast::cli {
 
@@ -456,7 +457,10 @@ int run_inspect(const std::vector<std::string>& args) {
 
   const Timeline timeline = timeline_from_json(document, path);
   document = nullptr;  // the parsed text is no longer needed; a large one is worth freeing
-  // Everything that can reject the input comes before any output is written.
+  // Everything that can reject the input comes before any output is written, so that a run that
+  // exits 2 leaves no Chrome trace without its picture or the reverse.
+  if (values.count("chrome")) check_output_path(values["chrome"].as<std::string>(), "--chrome");
+  if (values.count("svg")) check_output_path(values["svg"].as<std::string>(), "--svg");
   TimelineSummary summary;
   try {
     summary = summarize_timeline(timeline, static_cast<size_t>(top), step);
