@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -24,12 +25,16 @@ using ordered_json = nlohmann::ordered_json;
 
 enum class InputKind { timeline, trace };
 
-// What FILE holds, from its "format" field; a directory can only be a trace. `document` receives
-// the parsed file so that a timeline is not read twice.
-InputKind detect_input(const std::string& path, nlohmann::json& document) {
+// What FILE holds, from its "format" field; a directory can only be a trace. A valid timeline
+// is read straight into `timeline` (the fast reader: no JSON document); anything else is parsed
+// into `document`, so that neither is read twice and errors come from the full readers.
+InputKind detect_input(const std::string& path, nlohmann::json& document, std::optional<Timeline>& timeline) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) return InputKind::trace;
-  document = read_json_file(path);
+  const std::string text = read_text_file(path);
+  timeline = timeline_from_text_fast(text);
+  if (timeline) return InputKind::timeline;
+  document = parse_json_text(text, path);
   const std::string expected = std::string("expected a scalecast timeline (\"format\": \"") + kTimelineFormatName +
                                "\") or trace (\"format\": \"" + kTraceFormatName + "\")";
   if (!document.is_object()) throw InputError(path, "", "is not a JSON object; " + expected);
@@ -443,7 +448,8 @@ int run_inspect(const std::vector<std::string>& args) {
   const std::string path = values["file"].as<std::string>();
   const bool json = values["json"].as<bool>();
   nlohmann::json document;
-  if (detect_input(path, document) == InputKind::trace) {
+  std::optional<Timeline> fast_timeline;
+  if (detect_input(path, document, fast_timeline) == InputKind::trace) {
     for (const char* option : {"chrome", "svg", "step"})
       if (values.count(option))
         throw InputError("command line", std::string("--") + option,
@@ -455,7 +461,7 @@ int run_inspect(const std::vector<std::string>& args) {
     return 0;
   }
 
-  const Timeline timeline = timeline_from_json(document, path);
+  const Timeline timeline = fast_timeline ? std::move(*fast_timeline) : timeline_from_json(document, path);
   document = nullptr;  // the parsed text is no longer needed; a large one is worth freeing
   // Everything that can reject the input comes before any output is written, so that a run that
   // exits 2 leaves no Chrome trace without its picture or the reverse.
