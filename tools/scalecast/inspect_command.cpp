@@ -270,9 +270,12 @@ void print_timeline(const std::string& path, const TimelineSummary& s) {
   std::printf("\nstreams (busy time over the timeline's span of %s)\n", format_time(s.span_s).c_str());
   std::printf("  %-6s %-7s %-22s %8s %14s %7s\n", "class", "stream", "categories", "events", "busy", "util");
   size_t stream_rows = 0;
-  for (const StreamUtilisation& u : s.streams)
-    if (u.rank_class < static_cast<int>(kMaxClassRows) && ++stream_rows) std::printf("  %-6d %-7d %-22s %8ld %14s %6.1f%%\n", u.rank_class, u.stream, u.categories.c_str(), u.events,
+  for (const StreamUtilisation& u : s.streams) {
+    if (u.rank_class >= static_cast<int>(kMaxClassRows)) continue;
+    ++stream_rows;
+    std::printf("  %-6d %-7d %-22s %8ld %14s %6.1f%%\n", u.rank_class, u.stream, u.categories.c_str(), u.events,
                 format_time(u.busy_s).c_str(), 100 * u.utilisation);
+  }
   if (stream_rows < s.streams.size())
     std::printf("  ... %zu more streams of classes %zu and above (--json lists every one)\n", s.streams.size() - stream_rows,
                 kMaxClassRows);
