@@ -43,7 +43,8 @@ CollectiveWaits collective_waits(const Timeline& timeline) {
   waits.waiting.resize(timeline.classes.size());
   struct Member {
     int category;
-    const std::string* name;  // null for a send/recv: its partner has another name
+    const std::string* name;  // empty for a send/recv: its partner has another name
+    double bytes;             // a send and its recv carry the same payload
     double end_s;
     int rank_class;
     int index;
@@ -58,18 +59,20 @@ CollectiveWaits collective_waits(const Timeline& timeline) {
       starts[i] = events[i].start_s;
       if (events[i].category == EventCategory::compute) continue;
       const bool collective = events[i].category == EventCategory::communication;
-      members.push_back({static_cast<int>(events[i].category), collective ? &events[i].name : &kNoName, events[i].end_s,
-                         static_cast<int>(c), static_cast<int>(i)});
+      members.push_back({static_cast<int>(events[i].category), collective ? &events[i].name : &kNoName, events[i].bytes,
+                         events[i].end_s, static_cast<int>(c), static_cast<int>(i)});
     }
   }
   std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) {
-    return std::tie(a.category, *a.name, a.end_s) < std::tie(b.category, *b.name, b.end_s);
+    return std::tie(a.category, *a.name, a.bytes, a.end_s) < std::tie(b.category, *b.name, b.bytes, b.end_s);
   });
-  // Groups: runs of the same category and name whose ends lie within kSameInstant_s of the first.
+  // Groups: runs of the same category, name and bytes whose ends lie within kSameInstant_s of the
+  // first.
   for (size_t first = 0; first < members.size();) {
     size_t last = first + 1;
     while (last < members.size() && members[last].category == members[first].category &&
-           *members[last].name == *members[first].name && members[last].end_s - members[first].end_s <= kSameInstant_s)
+           *members[last].name == *members[first].name && members[last].bytes == members[first].bytes &&
+           members[last].end_s - members[first].end_s <= kSameInstant_s)
       ++last;
     double latest_arrival_s = -1e300;
     for (size_t m = first; m < last; ++m)

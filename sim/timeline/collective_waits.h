@@ -4,7 +4,7 @@
 // waiting for the others (a straggler's partners wait), which is not communication cost.
 //
 // Members are recognised as the critical path does (critical_path.h): events of the same
-// category, and for collectives the same name, ending at the same instant (within
+// category and bytes, and for collectives the same name, ending at the same instant (within
 // kSameInstant_s); the transfer began when the last of them arrived.
 #pragma once
 

@@ -99,8 +99,8 @@ class EndIndex {
     return {};
   }
 
-  // Of the members of the collective or send/recv `r` (events of the same category, and for a
-  // collective the same name, ending at the same instant), the one that arrived last: the
+  // Of the members of the collective or send/recv `r` (events of the same category and bytes,
+  // and for a collective the same name, ending at the same instant), the one that arrived last: the
   // transfer could not start before it. `r` itself unless another member started later.
   EventRef last_arrival(EventRef r) const {
     const TimelineEvent& e = event(r);
@@ -108,7 +108,7 @@ class EndIndex {
     double last_start_s = e.start_s;
     for (auto it = first_ending_at(e.end_s); it != all_.end() && end(*it) <= e.end_s + kSameInstant_s; ++it) {
       const TimelineEvent& m = event(*it);
-      if (m.category != e.category || visited(*it)) continue;
+      if (m.category != e.category || m.bytes != e.bytes || visited(*it)) continue;
       if (e.category == EventCategory::communication && m.name != e.name) continue;
       if (m.start_s > last_start_s + kSameInstant_s) {
         last = *it;

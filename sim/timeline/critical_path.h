@@ -10,8 +10,9 @@
 //    cross-rank dependency);
 //  - a collective or send/recv ends at the same instant for all its members, and its transfer
 //    starts when the last member arrives; a member that arrived earlier waited for that one.
-//    So on reaching a collective, the path moves to the member (same category and name, same
-//    end) that started it last, and the collective's segment runs from that arrival to its end;
+//    So on reaching a collective, the path moves to the member that arrived last (members: same
+//    category and bytes, same end, and for a collective the same name; a send's partner has
+//    another name), and the collective's segment runs from that arrival to its end;
 //  - where no task ended at a task's start (a gap), the gap is an `idle` segment and the walk
 //    continues from the class's latest task ending before it.
 // Segments are clipped to the step, so they tile it: their shares add up to 1.

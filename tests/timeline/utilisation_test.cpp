@@ -97,6 +97,23 @@ TEST(CollectiveWaits, OtherNamesAreOtherCollectives) {
   EXPECT_DOUBLE_EQ(waits.transfer_start_s[0][1], 1);
 }
 
+// Two send/recv pairs end at the same instant: rank 0 -> 1 (1 MB, both at 0) and rank 2 -> 3
+// (2 MB, the receiver late, at 1). Only rank 2 waited; rank 0's pair is another message.
+TEST(CollectiveWaits, SendsPairByPayload) {
+  Timeline t;
+  t.world_size = 4;
+  auto p2p = [](double start_s, double bytes) {
+    return timeline_testing::event(EventCategory::point_to_point, 2, start_s, 3, 0, "p2p", bytes);
+  };
+  t.classes = {{{0}, {p2p(0, 1e6)}}, {{1}, {p2p(0, 1e6)}}, {{2}, {p2p(0, 2e6)}}, {{3}, {p2p(1, 2e6)}}};
+  const CollectiveWaits waits = collective_waits(t);
+  EXPECT_TRUE(waits.waiting[0].empty());
+  EXPECT_TRUE(waits.waiting[1].empty());
+  ASSERT_EQ(waits.waiting[2].size(), 1u);
+  EXPECT_DOUBLE_EQ(waits.waiting[2][0].second, 1);
+  EXPECT_DOUBLE_EQ(waits.transfer_start_s[0][0], 0);
+}
+
 TEST(RankUtilisation, WaitingForOthersIsNotBusy) {
   const Timeline t = straggler();
   const auto u = rank_utilisation(t, collective_waits(t), 0, 5);
