@@ -190,6 +190,10 @@ void write_timeline(const Timeline& timeline, const std::string& path) {
   write_file_atomically(path, [&](std::ostream& out) { write_timeline_text(timeline, out); });
 }
 
-Timeline read_timeline(const std::string& path) { return timeline_from_json(read_json_file(path), path); }
+Timeline read_timeline(const std::string& path) {
+  const std::string text = read_text_file(path);
+  if (std::optional<Timeline> timeline = timeline_from_text_fast(text)) return std::move(*timeline);
+  return timeline_from_json(parse_json_text(text, path), path);
+}
 
 }  // namespace scalecast

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 #include <set>
 #include <utility>
 
@@ -77,22 +78,31 @@ TimeBreakdown sum_over_steps(const RankClassTimeline& rank_class, const std::vec
   return sum;
 }
 
-void add_breakdown(const Timeline& timeline, TimelineSummary& summary) {
+// Busy here leaves out the time a class waited in collectives for others to arrive: with a
+// straggler, every other class "communicates" while it waits, and the straggler, which sets
+// the step, is the one that waited least.
+void add_breakdown(const Timeline& timeline, const CollectiveWaits& waits, TimelineSummary& summary) {
   if (summary.steps.empty()) return;
   double most_busy_s = -1;
   TimeBreakdown busiest;
+  double busiest_waiting_s = 0;
   for (size_t c = 0; c < timeline.classes.size(); ++c) {
     const TimeBreakdown sum = sum_over_steps(timeline.classes[c], summary.steps);
-    const double busy_s = sum.compute_s + sum.exposed_communication_s;
+    double waiting_s = 0;
+    for (const StepSpan& step : summary.steps)
+      waiting_s += exposed_waiting_s(timeline.classes[c], waits.waiting[c], step.start_s, step.end_s);
+    const double busy_s = sum.compute_s + sum.exposed_communication_s - waiting_s;
     if (busy_s > most_busy_s) {  // strict: ties go to the first class, for a stable answer
       most_busy_s = busy_s;
       busiest = sum;
+      busiest_waiting_s = waiting_s;
       summary.breakdown_class = static_cast<int>(c);
     }
   }
   const double steps = static_cast<double>(summary.steps.size());
   summary.per_step = {busiest.span_s / steps, busiest.compute_s / steps, busiest.communication_s / steps,
                       busiest.exposed_communication_s / steps, busiest.idle_s / steps};
+  summary.per_step_waiting_s = busiest_waiting_s / steps;
 }
 
 std::string join(const std::set<std::string>& words) {
@@ -123,6 +133,19 @@ void add_streams(const Timeline& timeline, TimelineSummary& summary) {
   }
 }
 
+std::vector<OperatorTotal> largest_first(std::map<std::pair<EventCategory, std::string>, OperatorTotal>& totals,
+                                         size_t count) {
+  std::vector<OperatorTotal> operators;
+  for (auto& [key, total] : totals) {
+    total.mean_s = total.count ? total.total_s / total.count : 0;
+    operators.push_back(std::move(total));
+  }
+  std::stable_sort(operators.begin(), operators.end(),
+                   [](const OperatorTotal& a, const OperatorTotal& b) { return a.total_s > b.total_s; });
+  if (operators.size() > count) operators.resize(count);
+  return operators;
+}
+
 void add_top_operators(const Timeline& timeline, size_t count, TimelineSummary& summary) {
   std::map<std::pair<EventCategory, std::string>, OperatorTotal> totals;
   for (const RankClassTimeline& rank_class : timeline.classes) {
@@ -135,15 +158,19 @@ void add_top_operators(const Timeline& timeline, size_t count, TimelineSummary& 
       total.total_s += (e.end_s - e.start_s) * ranks;
     }
   }
-  std::vector<OperatorTotal> operators;
-  for (auto& [key, total] : totals) {
-    total.mean_s = total.count ? total.total_s / total.count : 0;
-    operators.push_back(std::move(total));
+  summary.top_operators = largest_first(totals, count);
+}
+
+// The step whose critical path is reported: the one asked for, or the longest.
+const StepSpan& critical_step_span(const std::vector<StepSpan>& steps, int wanted) {
+  if (wanted == kLongestStep) {
+    return *std::max_element(steps.begin(), steps.end(), [](const StepSpan& a, const StepSpan& b) {
+      return a.end_s - a.start_s < b.end_s - b.start_s;  // max_element keeps the first of equals
+    });
   }
-  std::stable_sort(operators.begin(), operators.end(),
-                   [](const OperatorTotal& a, const OperatorTotal& b) { return a.total_s > b.total_s; });
-  if (operators.size() > count) operators.resize(count);
-  summary.top_operators = std::move(operators);
+  for (const StepSpan& span : steps)
+    if (span.step == wanted) return span;
+  throw std::out_of_range("the timeline has no step " + std::to_string(wanted));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -201,9 +228,45 @@ CommunicatorSummary summarize_communicator(const Communicator& communicator) {
   return summary;
 }
 
+// What a trace's measured durations tell before any simulation: busy time per stream, the
+// operators that take the time, compute per step.
+void add_trace_profile(const ExecutionGraph& graph, size_t count, TraceSummary& summary) {
+  std::vector<long> ranks_of_program(graph.programs.size(), 0);
+  for (int program : graph.program_of_rank) ++ranks_of_program[program];
+  std::map<std::pair<EventCategory, std::string>, OperatorTotal> totals;
+  std::map<int, std::vector<double>> step_compute_per_program;  // step -> program -> measured compute
+  for (size_t p = 0; p < graph.programs.size(); ++p) {
+    std::map<int, TraceStream> streams;
+    for (const Task& task : graph.programs[p].tasks) {
+      TraceStream& stream = streams[task.stream];
+      stream.program = static_cast<int>(p);
+      stream.stream = task.stream;
+      ++stream.tasks;
+      // Only compute tasks carry a measured duration (a negative one: left to the cost model).
+      if (task.kind != TaskKind::compute || task.duration_s < 0) continue;
+      stream.measured_busy_s += task.duration_s;
+      OperatorTotal& total = totals[{EventCategory::compute, task.name}];
+      total.name = task.name;
+      total.count += ranks_of_program[p];
+      total.total_s += task.duration_s * ranks_of_program[p];
+      auto& per_program = step_compute_per_program[task.step];
+      per_program.resize(graph.programs.size(), 0);
+      per_program[p] += task.duration_s;
+    }
+    for (auto& [stream, s] : streams) summary.streams.push_back(s);
+  }
+  summary.top_operators = largest_first(totals, count);
+  for (const auto& [step, per_program] : step_compute_per_program) {
+    double most_s = 0;
+    for (size_t p = 0; p < per_program.size(); ++p)
+      if (ranks_of_program[p] > 0) most_s = std::max(most_s, per_program[p]);
+    summary.step_compute_s.emplace_back(step, most_s);
+  }
+}
+
 }  // namespace
 
-TimelineSummary summarize_timeline(const Timeline& timeline, size_t top_operator_count) {
+TimelineSummary summarize_timeline(const Timeline& timeline, size_t top_operator_count, int critical_step) {
   TimelineSummary summary;
   summary.platform = timeline.platform;
   summary.ranks = timeline.world_size;
@@ -212,13 +275,20 @@ TimelineSummary summarize_timeline(const Timeline& timeline, size_t top_operator
   summary.span_s = last_s - first_s;
   summary.steps = training_steps(timeline);
   add_step_times(summary);
-  add_breakdown(timeline, summary);
+  const CollectiveWaits waits = collective_waits(timeline);
+  add_breakdown(timeline, waits, summary);
   add_streams(timeline, summary);
   add_top_operators(timeline, top_operator_count, summary);
+  summary.rank_utilisation = rank_utilisation(timeline, waits, first_s, last_s);
+  summary.step_breakdowns = step_breakdowns(timeline, waits, summary.steps);
+  if (!summary.steps.empty())
+    summary.critical_path = critical_path(timeline, critical_step_span(summary.steps, critical_step));
+  else if (critical_step != kLongestStep)
+    throw std::out_of_range("the timeline has no steps");
   return summary;
 }
 
-TraceSummary summarize_trace(const ExecutionGraph& graph) {
+TraceSummary summarize_trace(const ExecutionGraph& graph, size_t top_operator_count) {
   TraceSummary summary;
   summary.origin = graph.origin;
   summary.traced_gpu = graph.traced_gpu;
@@ -234,6 +304,7 @@ TraceSummary summarize_trace(const ExecutionGraph& graph) {
   summary.collectives = collective_totals(graph);
   for (const Communicator& communicator : graph.communicators)
     summary.communicators.push_back(summarize_communicator(communicator));
+  add_trace_profile(graph, top_operator_count, summary);
   return summary;
 }
 

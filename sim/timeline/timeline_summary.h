@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "sim/timeline/critical_path.h"
 #include "sim/timeline/timeline.h"
+#include "sim/timeline/utilisation.h"
 #include "sim/trace/execution_graph.h"
 
 namespace scalecast {
@@ -45,16 +47,28 @@ struct TimelineSummary {
   double mean_step_time_s = 0;
 
   // Where a step's time went, as the mean over steps of breakdown() over each step's span, for
-  // the busiest rank class: the one with the most compute plus exposed communication, i.e. the
-  // least idle, which is the class that sets the step time. -1 when there are no events.
+  // the busiest rank class: the one with the most compute plus exposed communication, less the
+  // time it waited in collectives for other ranks (collective_waits.h); i.e. the least idle
+  // and least waiting, which is the class that sets the step time. -1 when there are no events.
   int breakdown_class = -1;
   TimeBreakdown per_step;
+  double per_step_waiting_s = 0;  // the part of per_step.exposed_communication_s spent waiting
 
   std::vector<StreamUtilisation> streams;    // by class, then stream
   std::vector<OperatorTotal> top_operators;  // by total_s, largest first (ties by name)
+
+  std::vector<RankUtilisation> rank_utilisation;  // per class, over the timeline's span
+  std::vector<StepBreakdown> step_breakdowns;     // one per step, for the step's busiest class
+  CriticalPath critical_path;                     // of the step asked for (default: the longest)
 };
 
-TimelineSummary summarize_timeline(const Timeline& timeline, size_t top_operator_count = 10);
+// Which step's critical path summarize_timeline traces when none is asked for.
+constexpr int kLongestStep = -2;
+
+// `critical_step` names a step of the timeline (StepSpan::step), or kLongestStep (the longest
+// step; ties: the first). Throws std::out_of_range when the timeline has no such step.
+TimelineSummary summarize_timeline(const Timeline& timeline, size_t top_operator_count = 10,
+                                   int critical_step = kLongestStep);
 
 // Tasks of one program (shared by the ranks that run it).
 struct ProgramSummary {
@@ -79,6 +93,15 @@ struct CommunicatorSummary {
   int largest_group = 0;
 };
 
+// One stream of one program: its tasks, and the measured compute durations on it summed (a
+// trace holds durations, not start times, so this is the stream's busy time if it never waits).
+struct TraceStream {
+  int program = 0;
+  int stream = 0;
+  long tasks = 0;
+  double measured_busy_s = 0;
+};
+
 struct TraceSummary {
   std::string origin;
   std::string traced_gpu;
@@ -90,8 +113,14 @@ struct TraceSummary {
   std::vector<double> compute_s_per_rank;  // measured compute durations, summed per rank
   std::vector<CollectiveTotal> collectives;  // ops that occur, in CollectiveOp order
   std::vector<CommunicatorSummary> communicators;
+  std::vector<TraceStream> streams;          // by program, then stream
+  // Compute tasks by name over all ranks, by measured duration (count and total count a
+  // program's task once per rank running it); largest first.
+  std::vector<OperatorTotal> top_operators;
+  // Per step number (-1 when the trace has none): measured compute of the busiest rank.
+  std::vector<std::pair<int, double>> step_compute_s;
 };
 
-TraceSummary summarize_trace(const ExecutionGraph& graph);
+TraceSummary summarize_trace(const ExecutionGraph& graph, size_t top_operator_count = 10);
 
 }  // namespace scalecast

@@ -2,8 +2,9 @@
 // a separate `scalecast` process (as users run it), several times, and prints the median wall
 // time and the peak resident memory (from wait4's rusage) per scenario.
 //
-//   scalecast-bench [--repeat N] [--full] [--only TEXT]   (--full adds the 16,384-GPU scenarios;
-//                                                         --only runs the scenarios whose label holds TEXT)
+//   scalecast-bench [--repeat N] [--full] [--only TEXT]
+//   (--full adds the 16,384-GPU scenarios; --only runs the scenarios whose label contains TEXT)
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,7 @@ struct Scenario {
   std::string label;
   std::vector<std::string> args;
   bool full_only = false;
+  std::vector<std::string> setup;  // run once before the timed runs (not timed), when not empty
 };
 
 struct Measurement {
@@ -63,11 +66,12 @@ std::string binary_beside(const char* self) {
 int main(int argc, char** argv) {
   int repeat = 3;
   bool full = false;
-  std::string only;  // run only scenarios whose label holds this text
+  std::string only;  // run only the scenarios whose label contains this
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--full")) full = true;
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else {
       std::fprintf(stderr, "usage: scalecast-bench [--repeat N] [--full] [--only TEXT]\n");
       return 2;
@@ -97,10 +101,23 @@ int main(int argc, char** argv) {
   scenarios.push_back({"import kineto a100x2_allreduce_rank0", {"import", "kineto", kineto + "a100x2_allreduce_rank0.json.gz", "-o", imported}});
   scenarios.push_back({"simulate imported a100 trace, dgx-a100, 1024 GPUs",
                        {"simulate", "--platform", "dgx-a100", "--trace", imported, "--gpus", "1024"}});
+  // inspect of a 1,024-rank timeline simulated rank by rank (--per-rank: 1,024 rows, ~35 MB of
+  // JSON), with the SVG picture: the timeline is made once, untimed, in a scratch folder.
+  char scratch_template[] = "/tmp/scalecast-bench-XXXXXX";
+  const std::string scratch = mkdtemp(scratch_template) ? scratch_template : "/tmp";
+  const std::string timeline = scratch + "/resnet50-1024-per-rank.json";
+  scenarios.push_back({"inspect --svg, 1024-rank per-rank timeline (resnet50)",
+                       {"inspect", timeline, "--json", "--svg", scratch + "/timeline.svg"},
+                       false,
+                       {"simulate", "--platform", "dgx-a100", "--workload", "resnet50", "--gpus", "1024", "--per-rank",
+                        "--timeline", timeline}});
   std::printf("%-58s %12s %12s %14s\n", "scenario", "median (s)", "min (s)", "peak RSS (MiB)");
   for (const Scenario& s : scenarios) {
-    if (s.full_only && !full) continue;
-    if (!only.empty() && s.label.find(only) == std::string::npos) continue;
+    if ((s.full_only && !full) || s.label.find(only) == std::string::npos) continue;
+    if (!s.setup.empty() && run_once(binary, s.setup).exit_code != 0) {
+      std::printf("%-58s %12s\n", s.label.c_str(), "(setup FAILED)");
+      continue;
+    }
     std::vector<double> walls;
     double peak = 0;
     int failed = 0;
@@ -116,5 +133,6 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
   std::remove(imported.c_str());
+  if (scratch != "/tmp") std::filesystem::remove_all(scratch);
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -11,8 +12,10 @@
 #include "sim/timeline/chrome_trace.h"
 #include "sim/timeline/timeline_json.h"
 #include "sim/timeline/timeline_summary.h"
+#include "sim/timeline/timeline_svg.h"
 #include "sim/trace/trace_json.h"
 #include "tools/scalecast/cli_options.h"
+#include "tools/scalecast/replay_summary.h"  // check_output_path
 
 namespace scalecast::cli {
 
@@ -22,12 +25,16 @@ using ordered_json = nlohmann::ordered_json;
 
 enum class InputKind { timeline, trace };
 
-// What FILE holds, from its "format" field; a directory can only be a trace. `document` receives
-// the parsed file so that a timeline is not read twice.
-InputKind detect_input(const std::string& path, nlohmann::json& document) {
+// What FILE holds, from its "format" field; a directory can only be a trace. A valid timeline
+// is read straight into `timeline` (the fast reader: no JSON document); anything else is parsed
+// into `document`, so that neither is read twice and errors come from the full readers.
+InputKind detect_input(const std::string& path, nlohmann::json& document, std::optional<Timeline>& timeline) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) return InputKind::trace;
-  document = read_json_file(path);
+  const std::string text = read_text_file(path);
+  timeline = timeline_from_text_fast(text);
+  if (timeline) return InputKind::timeline;
+  document = parse_json_text(text, path);
   const std::string expected = std::string("expected a scalecast timeline (\"format\": \"") + kTimelineFormatName +
                                "\") or trace (\"format\": \"" + kTraceFormatName + "\")";
   if (!document.is_object()) throw InputError(path, "", "is not a JSON object; " + expected);
@@ -90,6 +97,7 @@ ordered_json timeline_report(const TimelineSummary& s) {
   out["comm_s"] = s.per_step.communication_s;
   out["exposed_comm_s"] = s.per_step.exposed_communication_s;
   out["idle_s"] = s.per_step.idle_s;
+  out["waiting_s"] = s.per_step_waiting_s;
   ordered_json streams = ordered_json::array();
   for (const StreamUtilisation& u : s.streams)
     streams.push_back({{"class", u.rank_class},
@@ -107,7 +115,139 @@ ordered_json timeline_report(const TimelineSummary& s) {
                          {"total_s", op.total_s},
                          {"mean_s", op.mean_s}});
   out["top_operators"] = std::move(operators);
+
+  // Per rank: classes stand for all their ranks (identical events).
+  ordered_json ranks = ordered_json::array();
+  for (const RankUtilisation& u : s.rank_utilisation)
+    ranks.push_back({{"class", u.rank_class},
+                     {"ranks", rank_ranges_text(u.ranks)},
+                     {"rank_count", u.ranks.size()},
+                     {"busy_s", u.busy_s},
+                     {"compute_s", u.time.compute_s},
+                     {"comm_s", u.time.communication_s},
+                     {"exposed_comm_s", u.time.exposed_communication_s},
+                     {"waiting_s", u.waiting_s},
+                     {"idle_s", u.time.idle_s},
+                     {"utilisation", u.utilisation},
+                     {"compute_utilisation", u.compute_utilisation}});
+  out["utilisation"] = {{"span_s", s.span_s}, {"ranks", std::move(ranks)}, {"streams", out["streams"]}};
+
+  ordered_json steps = ordered_json::array();
+  for (const StepBreakdown& b : s.step_breakdowns)
+    steps.push_back({{"step", b.span.step},
+                     {"start_s", b.span.start_s},
+                     {"end_s", b.span.end_s},
+                     {"time_s", b.span.end_s - b.span.start_s},
+                     {"class", b.rank_class},
+                     {"compute_s", b.time.compute_s},
+                     {"comm_s", b.time.communication_s},
+                     {"exposed_comm_s", b.time.exposed_communication_s},
+                     {"waiting_s", b.waiting_s},
+                     {"idle_s", b.time.idle_s}});
+  out["step_breakdown"] = std::move(steps);
+
+  const CriticalPath& path = s.critical_path;
+  ordered_json segments = ordered_json::array();
+  for (const PathSegment& seg : path.segments)
+    segments.push_back({{"kind", to_string(seg.kind)},
+                        {"name", seg.name},
+                        {"class", seg.rank_class},
+                        {"rank", seg.rank},
+                        {"stream", seg.stream},
+                        {"start_s", seg.start_s},
+                        {"end_s", seg.end_s},
+                        {"duration_s", seg.duration_s()},
+                        {"share", seg.share}});
+  out["critical_path"] = {{"step", path.step.step},
+                          {"start_s", path.step.start_s},
+                          {"end_s", path.step.end_s},
+                          {"time_s", path.step.end_s - path.step.start_s},
+                          {"compute_s", path.total_s(PathSegmentKind::compute)},
+                          {"comm_s", path.total_s(PathSegmentKind::communication)},
+                          {"p2p_s", path.total_s(PathSegmentKind::point_to_point)},
+                          {"idle_s", path.total_s(PathSegmentKind::idle)},
+                          {"segments", std::move(segments)}};
   return out;
+}
+
+// Tables with a row per rank class are cut here in the human output (--json has every row).
+constexpr size_t kMaxClassRows = 16;
+
+std::string percent(double part, double whole, bool aligned = true) {
+  char text[32];
+  std::snprintf(text, sizeof text, aligned ? "%5.1f%%" : "%.1f%%", whole > 0 ? 100 * part / whole : 0.0);
+  return text;
+}
+
+void print_rank_utilisation(const TimelineSummary& s) {
+  std::printf("\nranks (over the timeline's span of %s; a class's figures hold for each of its ranks)\n",
+              format_time(s.span_s).c_str());
+  std::vector<const RankUtilisation*> rows;
+  for (const RankUtilisation& u : s.rank_utilisation) rows.push_back(&u);
+  if (rows.size() > kMaxClassRows) {
+    // Many classes: the least busy ones are the interesting ones (stragglers' partners wait).
+    std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->utilisation < b->utilisation; });
+    std::vector<double> utilisations;
+    for (auto* u : rows) utilisations.push_back(u->utilisation);
+    std::printf("  %zu rank classes: utilisation min %.1f%%, median %.1f%%, max %.1f%%; the %zu least busy:\n", rows.size(),
+                100 * utilisations.front(), 100 * utilisations[utilisations.size() / 2], 100 * utilisations.back(),
+                kMaxClassRows);
+    rows.resize(kMaxClassRows);
+  }
+  std::printf("  %-6s %-20s %12s %7s %12s %8s %12s %12s %12s\n", "class", "ranks", "busy", "util", "compute",
+              "compute%", "exposed comm", "(waiting)", "idle");
+  for (const RankUtilisation* u : rows)
+    std::printf("  %-6d %-20s %12s %6.1f%% %12s %7.1f%% %12s %12s %12s\n", u->rank_class,
+                fit(rank_ranges_text(u->ranks), 20).c_str(), format_time(u->busy_s).c_str(), 100 * u->utilisation,
+                format_time(u->time.compute_s).c_str(), 100 * u->compute_utilisation,
+                format_time(u->time.exposed_communication_s).c_str(), format_time(u->waiting_s).c_str(),
+                format_time(u->time.idle_s).c_str());
+}
+
+void print_step_breakdowns(const TimelineSummary& s) {
+  std::printf("\nsteps (each for its busiest rank class)\n");
+  std::printf("  %-6s %12s %6s %12s %12s %12s %12s %12s\n", "step", "time", "class", "compute", "comm", "exposed comm",
+              "(waiting)", "idle");
+  for (const StepBreakdown& b : s.step_breakdowns)
+    std::printf("  %-6d %12s %6d %12s %12s %12s %12s %12s\n", b.span.step, format_time(b.span.end_s - b.span.start_s).c_str(),
+                b.rank_class, format_time(b.time.compute_s).c_str(), format_time(b.time.communication_s).c_str(),
+                format_time(b.time.exposed_communication_s).c_str(), format_time(b.waiting_s).c_str(),
+                format_time(b.time.idle_s).c_str());
+}
+
+// The path as runs: consecutive segments of one kind on one class and stream are one line
+// (a ResNet step is ~200 back-to-back kernels on one stream; --json lists each).
+void print_critical_path(const TimelineSummary& s) {
+  const CriticalPath& path = s.critical_path;
+  if (path.segments.empty()) return;
+  const double length_s = path.step.end_s - path.step.start_s;
+  std::printf("\ncritical path of step %d (%s): what sets the step's length\n", path.step.step,
+              format_time(length_s).c_str());
+  for (PathSegmentKind kind : {PathSegmentKind::compute, PathSegmentKind::communication, PathSegmentKind::point_to_point,
+                               PathSegmentKind::idle})
+    std::printf("  %-16s %12s %s\n", to_string(kind), format_time(path.total_s(kind)).c_str(),
+                percent(path.total_s(kind), length_s).c_str());
+  std::printf("  %-12s %12s %6s  %-13s %6s %6s %5s  %s\n", "start", "duration", "share", "kind", "rank", "stream", "tasks",
+              "first ... last");
+  size_t first = 0;
+  size_t printed = 0;
+  for (size_t i = 1; i <= path.segments.size(); ++i) {
+    const PathSegment& a = path.segments[first];
+    if (i < path.segments.size()) {
+      const PathSegment& b = path.segments[i];
+      if (b.kind == a.kind && b.rank_class == a.rank_class && b.stream == a.stream) continue;
+    }
+    const PathSegment& last = path.segments[i - 1];
+    const double run_s = last.end_s - a.start_s;
+    std::string names = a.name;
+    if (i - first > 1) names = fit(a.name, 28) + " ... " + fit(last.name, 28);
+    if (printed++ < 40)
+      std::printf("  %-12s %12s %s  %-13s %6d %6s %5zu  %s\n", format_time(a.start_s - path.step.start_s).c_str(),
+                  format_time(run_s).c_str(), percent(run_s, length_s).c_str(), to_string(a.kind), a.rank,
+                  a.stream >= 0 ? std::to_string(a.stream).c_str() : "-", i - first, names.c_str());
+    first = i;
+  }
+  if (printed > 40) std::printf("  ... %zu more runs (--json lists every segment)\n", printed - 40);
 }
 
 void print_timeline(const std::string& path, const TimelineSummary& s) {
@@ -121,18 +261,30 @@ void print_timeline(const std::string& path, const TimelineSummary& s) {
     std::printf("  compute           %s\n", format_time(s.per_step.compute_s).c_str());
     std::printf("  communication     %s\n", format_time(s.per_step.communication_s).c_str());
     std::printf("  exposed comm      %s\n", format_time(s.per_step.exposed_communication_s).c_str());
+    if (s.per_step_waiting_s > 0)
+      std::printf("    of which waiting %s for other ranks to reach collectives\n", format_time(s.per_step_waiting_s).c_str());
     std::printf("  idle              %s\n", format_time(s.per_step.idle_s).c_str());
   }
+  print_step_breakdowns(s);
+  print_rank_utilisation(s);
   std::printf("\nstreams (busy time over the timeline's span of %s)\n", format_time(s.span_s).c_str());
   std::printf("  %-6s %-7s %-22s %8s %14s %7s\n", "class", "stream", "categories", "events", "busy", "util");
-  for (const StreamUtilisation& u : s.streams)
+  size_t stream_rows = 0;
+  for (const StreamUtilisation& u : s.streams) {
+    if (u.rank_class >= static_cast<int>(kMaxClassRows)) continue;
+    ++stream_rows;
     std::printf("  %-6d %-7d %-22s %8ld %14s %6.1f%%\n", u.rank_class, u.stream, u.categories.c_str(), u.events,
                 format_time(u.busy_s).c_str(), 100 * u.utilisation);
+  }
+  if (stream_rows < s.streams.size())
+    std::printf("  ... %zu more streams of classes %zu and above (--json lists every one)\n", s.streams.size() - stream_rows,
+                kMaxClassRows);
   std::printf("\ntop operators (summed over all ranks)\n");
   std::printf("  %-32s %-14s %8s %14s %14s\n", "name", "category", "count", "total", "mean");
   for (const OperatorTotal& op : s.top_operators)
     std::printf("  %-32s %-14s %8ld %14s %14s\n", fit(op.name, 32).c_str(), to_string(op.category), op.count,
                 format_time(op.total_s).c_str(), format_time(op.mean_s).c_str());
+  print_critical_path(s);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -183,6 +335,23 @@ ordered_json trace_report(const TraceSummary& s) {
   for (const CommunicatorSummary& c : s.communicators)
     communicators.push_back({{"id", c.id}, {"name", c.name}, {"groups", c.groups}, {"largest_group", c.largest_group}});
   out["communicators"] = std::move(communicators);
+  // What the measured durations give without a simulation; times that need one are null.
+  ordered_json streams = ordered_json::array();
+  for (const TraceStream& t : s.streams)
+    streams.push_back({{"program", t.program}, {"stream", t.stream}, {"tasks", t.tasks}, {"measured_busy_s", t.measured_busy_s}});
+  out["streams"] = std::move(streams);
+  ordered_json operators = ordered_json::array();
+  for (const OperatorTotal& op : s.top_operators)
+    operators.push_back({{"name", op.name},
+                         {"category", to_string(op.category)},
+                         {"count", op.count},
+                         {"total_s", op.total_s},
+                         {"mean_s", op.mean_s}});
+  out["top_operators"] = std::move(operators);
+  ordered_json steps = ordered_json::array();
+  for (const auto& [step, compute_s] : s.step_compute_s)
+    steps.push_back({{"step", step}, {"time_s", nullptr}, {"compute_s", compute_s}, {"exposed_comm_s", nullptr}});
+  out["step_breakdown"] = std::move(steps);
   return out;
 }
 
@@ -208,6 +377,46 @@ void print_trace(const std::string& path, const TraceSummary& s) {
   std::printf("\ncommunicators\n  %-6s %-20s %8s %14s\n", "id", "name", "groups", "largest group");
   for (const CommunicatorSummary& c : s.communicators)
     std::printf("  %-6d %-20s %8d %14d\n", c.id, c.name.c_str(), c.groups, c.largest_group);
+  std::printf("\nstreams (measured compute summed: busy time if the stream never waits)\n  %-8s %-7s %8s %14s\n",
+              "program", "stream", "tasks", "busy");
+  for (const TraceStream& t : s.streams)
+    std::printf("  %-8d %-7d %8ld %14s\n", t.program, t.stream, t.tasks, format_time(t.measured_busy_s).c_str());
+  std::printf("\nsteps (measured compute of the busiest rank)\n  %-6s %14s\n", "step", "compute");
+  for (const auto& [step, compute_s] : s.step_compute_s)
+    std::printf("  %-6d %14s\n", step, format_time(compute_s).c_str());
+  std::printf("\ntop operators (measured compute, summed over all ranks)\n  %-32s %8s %14s %14s\n", "name", "count",
+              "total", "mean");
+  for (const OperatorTotal& op : s.top_operators)
+    std::printf("  %-32s %8ld %14s %14s\n", fit(op.name, 32).c_str(), op.count, format_time(op.total_s).c_str(),
+                format_time(op.mean_s).c_str());
+}
+
+// The picture's title and the figures under it.
+TimelineSvgOptions svg_options(const std::string& file, const TimelineSummary& s, int max_rows) {
+  TimelineSvgOptions options;
+  options.max_rows = max_rows;
+  options.title = std::filesystem::path(file).filename().string() + ": " + s.platform + ", " + std::to_string(s.ranks) +
+                  " rank" + (s.ranks == 1 ? "" : "s") + ", " + std::to_string(s.steps.size()) + " step" +
+                  (s.steps.size() == 1 ? "" : "s") + ", step time " + format_time(s.step_time_s) + " (median)";
+  if (s.breakdown_class >= 0) {
+    const double step_s = s.per_step.span_s;
+    options.notes.push_back("per step, busiest rank class " + std::to_string(s.breakdown_class) + ": compute " +
+                            format_time(s.per_step.compute_s) + " (" + percent(s.per_step.compute_s, step_s, false) +
+                            "), exposed communication " + format_time(s.per_step.exposed_communication_s) + " (" +
+                            percent(s.per_step.exposed_communication_s, step_s, false) + "), idle " + format_time(s.per_step.idle_s) +
+                            "; communication in all " + format_time(s.per_step.communication_s));
+  }
+  const CriticalPath& path = s.critical_path;
+  if (!path.segments.empty()) {
+    const double length_s = path.step.end_s - path.step.start_s;
+    options.notes.push_back("critical path of step " + std::to_string(path.step.step) + ": compute " +
+                            percent(path.total_s(PathSegmentKind::compute), length_s, false) + ", communication " +
+                            percent(path.total_s(PathSegmentKind::communication), length_s, false) + ", p2p " +
+                            percent(path.total_s(PathSegmentKind::point_to_point), length_s, false) + ", idle " +
+                            percent(path.total_s(PathSegmentKind::idle), length_s, false));
+    options.critical_path = &path;
+  }
+  return options;
 }
 
 }  // namespace
@@ -219,14 +428,20 @@ int run_inspect(const std::vector<std::string>& args) {
       ("chrome", po::value<std::string>(), "export a timeline as a Chrome trace (Perfetto, chrome://tracing) to this file")
       ("max-ranks", po::value<int>()->default_value(64), "Chrome export: one process per rank up to this many ranks, "
                                                          "one per rank class beyond")
-      ("svg", po::value<std::string>(), "draw the timeline as SVG (not implemented yet)")
+      ("svg", po::value<std::string>(), "draw the timeline as an SVG picture to this file")
+      ("svg-rows", po::value<int>()->default_value(64), "SVG: rows drawn before ranks are summarised (identical rows "
+                                                        "grouped, then buckets of ranks)")
+      ("step", po::value<int>(), "step whose critical path is reported (default: the longest)")
       ("top", po::value<int>()->default_value(10), "operators to list")
       ("json", po::bool_switch(), "print one JSON object");
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map values;
-  if (!parse_options("inspect", "FILE [--chrome OUT] [--json]", args, options, values, &positional)) return 0;
-  if (values.count("svg")) throw InputError("command line", "--svg", "is not implemented yet; use --chrome and Perfetto");
+  if (!parse_options("inspect", "FILE [--chrome OUT] [--svg OUT] [--json]", args, options, values, &positional)) return 0;
+  const int svg_rows = values["svg-rows"].as<int>();
+  if (svg_rows < 1) throw InputError("command line", "--svg-rows", "must be at least 1");
+  const int step = values.count("step") ? values["step"].as<int>() : kLongestStep;
+  if (values.count("step") && step < -1) throw InputError("command line", "--step", "must be a step number (-1 or more)");
   const int top = values["top"].as<int>();
   if (top < 0) throw InputError("command line", "--top", "must not be negative");
   ChromeTraceOptions chrome;
@@ -236,26 +451,39 @@ int run_inspect(const std::vector<std::string>& args) {
   const std::string path = values["file"].as<std::string>();
   const bool json = values["json"].as<bool>();
   nlohmann::json document;
-  if (detect_input(path, document) == InputKind::trace) {
-    if (values.count("chrome"))
-      throw InputError("command line", "--chrome",
-                       path + " is a trace, and --chrome exports a simulated timeline; run `scalecast simulate --trace " +
-                           path + " --timeline T.json` and inspect T.json");
-    const TraceSummary summary = summarize_trace(read_trace(path));
+  std::optional<Timeline> fast_timeline;
+  if (detect_input(path, document, fast_timeline) == InputKind::trace) {
+    for (const char* option : {"chrome", "svg", "step"})
+      if (values.count(option))
+        throw InputError("command line", std::string("--") + option,
+                         path + " is a trace, and --" + option + " needs a simulated timeline; run `scalecast simulate --trace " +
+                             path + " --timeline T.json` and inspect T.json");
+    const TraceSummary summary = summarize_trace(read_trace(path), static_cast<size_t>(top));
     if (json) std::cout << trace_report(summary).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     else print_trace(path, summary);
     return 0;
   }
 
-  const Timeline timeline = timeline_from_json(document, path);
+  const Timeline timeline = fast_timeline ? std::move(*fast_timeline) : timeline_from_json(document, path);
   document = nullptr;  // the parsed text is no longer needed; a large one is worth freeing
+  // Everything that can reject the input comes before any output is written, so that a run that
+  // exits 2 leaves no Chrome trace without its picture or the reverse.
+  if (values.count("chrome")) check_output_path(values["chrome"].as<std::string>(), "--chrome");
+  if (values.count("svg")) check_output_path(values["svg"].as<std::string>(), "--svg");
+  TimelineSummary summary;
+  try {
+    summary = summarize_timeline(timeline, static_cast<size_t>(top), step);
+  } catch (const std::out_of_range& error) {
+    throw InputError("command line", "--step", std::string(error.what()) + " (" + path + ")");
+  }
   if (values.count("chrome")) write_chrome_trace(timeline, values["chrome"].as<std::string>(), chrome);
-  const TimelineSummary summary = summarize_timeline(timeline, static_cast<size_t>(top));
+  if (values.count("svg")) write_timeline_svg(timeline, values["svg"].as<std::string>(), svg_options(path, summary, svg_rows));
   if (json) {
     std::cout << timeline_report(summary).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     print_timeline(path, summary);
     if (values.count("chrome")) std::printf("\nwrote Chrome trace %s\n", values["chrome"].as<std::string>().c_str());
+    if (values.count("svg")) std::printf("wrote SVG timeline %s\n", values["svg"].as<std::string>().c_str());
   }
   return 0;
 }

@@ -1,0 +1,56 @@
+#include "sim/timeline/utilisation.h"
+
+namespace scalecast {
+
+double exposed_waiting_s(const RankClassTimeline& rank_class, const std::vector<std::pair<double, double>>& waiting,
+                         double from_s, double to_s) {
+  if (waiting.empty()) return 0;
+  std::vector<std::pair<double, double>> compute;
+  for (const TimelineEvent& e : rank_class.events)
+    if (e.category == EventCategory::compute) compute.emplace_back(e.start_s, e.end_s);
+  return length_outside(waiting, merge_intervals(std::move(compute)), from_s, to_s);
+}
+
+std::vector<RankUtilisation> rank_utilisation(const Timeline& timeline, const CollectiveWaits& waits, double from_s,
+                                              double to_s) {
+  std::vector<RankUtilisation> out;
+  out.reserve(timeline.classes.size());
+  for (size_t c = 0; c < timeline.classes.size(); ++c) {
+    RankUtilisation u;
+    u.rank_class = static_cast<int>(c);
+    u.ranks = timeline.classes[c].ranks;
+    u.time = breakdown(timeline.classes[c], from_s, to_s);
+    u.waiting_s = exposed_waiting_s(timeline.classes[c], waits.waiting[c], from_s, to_s);
+    u.busy_s = u.time.compute_s + u.time.exposed_communication_s - u.waiting_s;
+    u.utilisation = u.time.span_s > 0 ? u.busy_s / u.time.span_s : 0;
+    u.compute_utilisation = u.time.span_s > 0 ? u.time.compute_s / u.time.span_s : 0;
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
+std::vector<StepBreakdown> step_breakdowns(const Timeline& timeline, const CollectiveWaits& waits,
+                                           const std::vector<StepSpan>& steps) {
+  std::vector<StepBreakdown> out;
+  out.reserve(steps.size());
+  for (const StepSpan& span : steps) {
+    StepBreakdown step;
+    step.span = span;
+    double most_busy_s = -1;
+    for (size_t c = 0; c < timeline.classes.size(); ++c) {
+      const TimeBreakdown b = breakdown(timeline.classes[c], span.start_s, span.end_s);
+      const double waiting_s = exposed_waiting_s(timeline.classes[c], waits.waiting[c], span.start_s, span.end_s);
+      const double busy_s = b.compute_s + b.exposed_communication_s - waiting_s;
+      if (busy_s > most_busy_s) {
+        most_busy_s = busy_s;
+        step.rank_class = static_cast<int>(c);
+        step.time = b;
+        step.waiting_s = waiting_s;
+      }
+    }
+    out.push_back(step);
+  }
+  return out;
+}
+
+}  // namespace scalecast

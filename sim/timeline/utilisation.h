@@ -1,0 +1,46 @@
+// How busy each rank was, and where each step's time went: the per-rank and per-step tables of
+// `scalecast inspect`. Ranks of one rank class have identical events, so every figure is
+// computed once per class and stands for each rank of it.
+#pragma once
+
+#include <vector>
+
+#include "sim/timeline/collective_waits.h"
+#include "sim/timeline/timeline.h"
+
+namespace scalecast {
+
+// One rank class over an interval (the timeline's span, for inspect). `time` is breakdown()'s
+// (exposed communication there includes time spent in a collective waiting for the other
+// ranks to arrive); `waiting_s` is that waiting, with no compute running (collective_waits.h).
+// Busy is the time the rank worked: computing, or transferring with no compute running. So
+// busy + waiting + idle = span.
+struct RankUtilisation {
+  int rank_class = 0;
+  std::vector<int> ranks;
+  TimeBreakdown time;
+  double waiting_s = 0;
+  double busy_s = 0;
+  double utilisation = 0;          // busy_s / span
+  double compute_utilisation = 0;  // compute_s / span: the share of time the GPU computed
+};
+std::vector<RankUtilisation> rank_utilisation(const Timeline& timeline, const CollectiveWaits& waits, double from_s,
+                                              double to_s);
+
+// One step, for the rank class that was busy longest in it (computing or transferring: the
+// class that neither idled nor waited for others, which is the one that sets the step's
+// length). Ties go to the first class, so the answer is stable.
+struct StepBreakdown {
+  StepSpan span;
+  int rank_class = -1;
+  TimeBreakdown time;
+  double waiting_s = 0;  // part of time.exposed_communication_s spent waiting for other ranks
+};
+std::vector<StepBreakdown> step_breakdowns(const Timeline& timeline, const CollectiveWaits& waits,
+                                           const std::vector<StepSpan>& steps);
+
+// Waiting for other ranks in collectives, inside [from_s, to_s], with no compute running.
+double exposed_waiting_s(const RankClassTimeline& rank_class, const std::vector<std::pair<double, double>>& waiting,
+                         double from_s, double to_s);
+
+}  // namespace scalecast
