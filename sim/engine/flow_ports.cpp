@@ -10,6 +10,7 @@
 #include <cmath>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 
 namespace scalecast {
 
@@ -89,18 +90,31 @@ sg::Mailbox* FlowPorts::acquire_mailbox() {
 
 void FlowPorts::run(const std::vector<HostFlow>& flows) {
   if (flows.empty()) return;
-  int slot = 0;
-  while (slot < static_cast<int>(slot_busy_.size()) && slot_busy_[slot]) ++slot;
-  if (slot == static_cast<int>(slot_busy_.size())) slot_busy_.push_back(false);
-  slot_busy_[slot] = true;
+  // A port serves one batch at a time, so each host of this batch takes its lowest slot that no
+  // running batch holds on that host. Slots are per host: concurrent batches on disjoint hosts
+  // (the activation copies of many workers) share slot 0 instead of each creating a port actor
+  // per host.
+  std::unordered_map<sg::Host*, int> slot_of_host;
+  auto slot_for = [&](sg::Host* host) {
+    auto [it, added] = slot_of_host.emplace(host, 0);
+    if (added) {
+      auto& busy = busy_slots_[host];
+      int slot = 0;
+      while (slot < static_cast<int>(busy.size()) && busy[slot]) ++slot;
+      if (slot == static_cast<int>(busy.size())) busy.push_back(false);
+      busy[slot] = true;
+      it->second = slot;
+    }
+    return it->second;
+  };
 
   Batch batch;
   batch.remaining = static_cast<long>(flows.size());
   std::vector<Port*> touched;
   for (const HostFlow& flow : flows) {
     sg::Mailbox* mailbox = acquire_mailbox();
-    Port& sender = port(flow.source, slot);
-    Port& receiver = port(flow.destination, slot);
+    Port& sender = port(flow.source, slot_for(flow.source));
+    Port& receiver = port(flow.destination, slot_for(flow.destination));
     sender.orders.push_back({mailbox, flow.bytes, &batch});
     receiver.orders.push_back({mailbox, 0, &batch});
     touched.push_back(&sender);
@@ -109,7 +123,7 @@ void FlowPorts::run(const std::vector<HostFlow>& flows) {
   for (Port* p : touched) p->wake->notify_all();
   std::unique_lock<sg::Mutex> lock(*batch.mutex);
   while (batch.remaining > 0) batch.done->wait(lock);
-  slot_busy_[slot] = false;
+  for (auto [host, slot] : slot_of_host) busy_slots_[host][slot] = false;
 }
 
 }  // namespace scalecast

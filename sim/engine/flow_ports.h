@@ -7,7 +7,8 @@
 // port actor has only its own few flows in flight. Measured with a stand-alone SimGrid program,
 // 32,768 flows over 4,096 hosts: 11 s as host-to-host comms, 2.0 s through port actors.
 // Batches that run at the same time (two collectives on different streams) use different
-// slots, hence different actors, so their flows are in flight together and share links.
+// slots on the hosts they share, hence different actors, so their flows are in flight
+// together and share links.
 #pragma once
 
 #include <map>
@@ -42,7 +43,7 @@ class FlowPorts {
   simgrid::s4u::Mailbox* acquire_mailbox();
 
   std::map<std::pair<simgrid::s4u::Host*, int>, std::unique_ptr<Port>> ports_;
-  std::vector<bool> slot_busy_;
+  std::map<simgrid::s4u::Host*, std::vector<bool>> busy_slots_;  // per host: slots held by running batches
   std::vector<simgrid::s4u::Mailbox*> free_mailboxes_;
   long mailboxes_created_ = 0;
 };
