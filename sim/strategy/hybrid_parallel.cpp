@@ -106,10 +106,22 @@ WorkerPlan prepare_worker(const ModelGraph& model, const PlatformSpec& platform,
   return plan;
 }
 
+Placement place_worker(const WorkerPlan& plan, const PlacementOptions& options, const std::string& source) {
+  if (plan.gpus_per_worker > 1) return place_best(plan.problem, options, source);
+  // One GPU: nothing to place, and the step runs in the training graph's order, as autograd
+  // runs it, so that gradients complete (and their buckets start) as DDP's do.
+  std::vector<int> in_order(plan.problem.tasks.size());
+  for (size_t t = 0; t < in_order.size(); ++t) in_order[t] = static_cast<int>(t);
+  Placement placement = evaluate_order(plan.problem, std::vector<int>(plan.problem.group_memory_bytes.size(), 0), {in_order});
+  placement.method = "single-gpu";
+  placement.proven_optimal = true;
+  return placement;
+}
+
 WorkerPlan plan_worker(const ModelGraph& model, const PlatformSpec& platform, const ComputeCostModel& cost,
                        const HybridOptions& options) {
   WorkerPlan plan = prepare_worker(model, platform, cost, options);
-  plan.placement = place_best(plan.problem, options.placement, model.source);
+  plan.placement = place_worker(plan, options.placement, model.source);
   return plan;
 }
 

@@ -46,6 +46,8 @@ WorkerPlan plan_worker(const ModelGraph& model, const PlatformSpec& platform, co
 // placement problem, then a given assignment and order evaluated on it.
 WorkerPlan prepare_worker(const ModelGraph& model, const PlatformSpec& platform, const ComputeCostModel& cost,
                           const HybridOptions& options);
+// The best placement of a prepared worker (DP: the one GPU, in the training graph's order).
+Placement place_worker(const WorkerPlan& plan, const PlacementOptions& options, const std::string& source);
 void adopt_placement(WorkerPlan& plan, const Placement& placement);
 
 // The N-rank execution graph: rank r is GPU r % M of worker r / M.

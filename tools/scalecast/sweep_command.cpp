@@ -126,7 +126,7 @@ nlohmann::json search_placements(const SweepInputs& inputs, const std::vector<in
       [&](int i) {
         const int m = strategies[i];
         const WorkerPlan& plan = inputs.plans.at(m);
-        return placement_to_json(place_best(plan.problem, inputs.hybrid.at(m).placement, inputs.model->source)).dump();
+        return placement_to_json(place_worker(plan, inputs.hybrid.at(m).placement, inputs.model->source)).dump();
       },
       [&](int i, const JobOutcome& outcome) {
         if (outcome.exit_code != 0) {
