@@ -43,8 +43,8 @@ endif()
 
 # Open MPI is optional: with it, `mpirun -np K scalecast sweep` spreads a sweep's points over
 # K ranks; without it the sweep runs its points in local processes only.
-find_package(MPI QUIET COMPONENTS C)
-if(MPI_C_FOUND)
+find_package(MPI QUIET COMPONENTS CXX)
+if(MPI_CXX_FOUND)
   message(STATUS "MPI found: sweep can be spread with mpirun")
 else()
   message(STATUS "MPI not found (apt install libopenmpi-dev openmpi-bin): sweep runs on this machine only")
