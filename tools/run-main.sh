@@ -35,8 +35,11 @@ for w in workloads:
     best = s["best"]
     speedup = s["hybrid_speedup_at_largest"]
     cross = s["crossover_gpus"]
-    print(f"{w:<14}{best[0]['strategy'] + ' @' + str(best[0]['gpus']):>18}{best[-1]['strategy'] + ' @' + str(best[-1]['gpus']):>18}"
-          f"{(str(cross) if cross else 'none'):>18}{(f'{speedup*100:+.1f}% ({s['best_hybrid_at_largest']})' if speedup is not None else '-'):>26}{paper.get(w, ''):>10}")
+    smallest = best[0]["strategy"] + " @" + str(best[0]["gpus"])
+    largest = best[-1]["strategy"] + " @" + str(best[-1]["gpus"])
+    crossover = str(cross) if cross else "none"
+    versus = "-" if speedup is None else "%+.1f%% (%s)" % (speedup * 100, s["best_hybrid_at_largest"])
+    print(f"{w:<14}{smallest:>18}{largest:>18}{crossover:>18}{versus:>26}{paper.get(w, ''):>10}")
 print(f"\nplots and tables: {out}/<workload>/ (sweep.csv, sweep.json, time_to_train.svg/.png, step_breakdown.svg/.png)")
 print(f"study wall time: {time.time() - start:.1f} s")
 PY

@@ -66,17 +66,6 @@ std::string cut(const std::string& text, size_t width) {
   return text.size() <= width ? text : text.substr(0, width - 3) + "...";
 }
 
-std::vector<Interval> merged(std::vector<Interval> intervals) {
-  std::sort(intervals.begin(), intervals.end());
-  std::vector<Interval> out;
-  for (const auto& [a, b] : intervals) {
-    if (b <= a) continue;
-    if (!out.empty() && a <= out.back().second) out.back().second = std::max(out.back().second, b);
-    else out.emplace_back(a, b);
-  }
-  return out;
-}
-
 // Parts of [a, b] not covered by the sorted, disjoint `cover`.
 std::vector<Interval> uncovered(double a, double b, const std::vector<Interval>& cover) {
   std::vector<Interval> out;
@@ -109,8 +98,8 @@ ClassShape shape_of(const RankClassTimeline& rank_class, const std::vector<doubl
     if (e.category == EventCategory::compute) compute.emplace_back(e.start_s, e.end_s);
     else transfers.emplace_back(transfer_start_s[i], e.end_s);
   }
-  shape.compute = merged(std::move(compute));
-  for (const auto& [a, b] : merged(std::move(transfers)))
+  shape.compute = merge_intervals(std::move(compute));
+  for (const auto& [a, b] : merge_intervals(std::move(transfers)))
     for (const Interval& part : uncovered(a, b, shape.compute)) shape.exposed.push_back(part);
   std::vector<Interval> waiting_only;
   for (const auto& [a, b] : waiting)

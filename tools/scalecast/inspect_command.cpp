@@ -23,6 +23,17 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
+ordered_json top_operators_json(const std::vector<OperatorTotal>& totals) {
+  ordered_json operators = ordered_json::array();
+  for (const OperatorTotal& op : totals)
+    operators.push_back({{"name", op.name},
+                         {"category", to_string(op.category)},
+                         {"count", op.count},
+                         {"total_s", op.total_s},
+                         {"mean_s", op.mean_s}});
+  return operators;
+}
+
 enum class InputKind { timeline, trace };
 
 // What FILE holds, from its "format" field; a directory can only be a trace. A valid timeline
@@ -107,14 +118,7 @@ ordered_json timeline_report(const TimelineSummary& s) {
                        {"busy_s", u.busy_s},
                        {"utilisation", u.utilisation}});
   out["streams"] = std::move(streams);
-  ordered_json operators = ordered_json::array();
-  for (const OperatorTotal& op : s.top_operators)
-    operators.push_back({{"name", op.name},
-                         {"category", to_string(op.category)},
-                         {"count", op.count},
-                         {"total_s", op.total_s},
-                         {"mean_s", op.mean_s}});
-  out["top_operators"] = std::move(operators);
+  out["top_operators"] = top_operators_json(s.top_operators);
 
   // Per rank: classes stand for all their ranks (identical events).
   ordered_json ranks = ordered_json::array();
@@ -340,14 +344,7 @@ ordered_json trace_report(const TraceSummary& s) {
   for (const TraceStream& t : s.streams)
     streams.push_back({{"program", t.program}, {"stream", t.stream}, {"tasks", t.tasks}, {"measured_busy_s", t.measured_busy_s}});
   out["streams"] = std::move(streams);
-  ordered_json operators = ordered_json::array();
-  for (const OperatorTotal& op : s.top_operators)
-    operators.push_back({{"name", op.name},
-                         {"category", to_string(op.category)},
-                         {"count", op.count},
-                         {"total_s", op.total_s},
-                         {"mean_s", op.mean_s}});
-  out["top_operators"] = std::move(operators);
+  out["top_operators"] = top_operators_json(s.top_operators);
   ordered_json steps = ordered_json::array();
   for (const auto& [step, compute_s] : s.step_compute_s)
     steps.push_back({{"step", step}, {"time_s", nullptr}, {"compute_s", compute_s}, {"exposed_comm_s", nullptr}});

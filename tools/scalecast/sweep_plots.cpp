@@ -67,6 +67,7 @@ std::vector<double> log_ticks(double low, double high) {
 }
 
 std::vector<double> linear_ticks(double high) {
+  if (!(high > 0)) return {0, 1};
   const double raw = high / 5;
   const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
   double step = magnitude;
@@ -75,8 +76,9 @@ std::vector<double> linear_ticks(double high) {
       step = m * magnitude;
       break;
     }
-  std::vector<double> ticks;
-  for (double v = 0; v <= high * 1.0001; v += step) ticks.push_back(v);
+  // From 0 to the first tick at or above `high`, so that the axis ends on a labelled tick.
+  std::vector<double> ticks{0};
+  while (ticks.back() < high) ticks.push_back(ticks.back() + step);
   return ticks;
 }
 
@@ -142,8 +144,11 @@ std::string time_to_train_svg(const std::string& title, const std::vector<SweepR
   if (summary.crossover_gpus) {
     const double x = px(*summary.crossover_gpus);
     svg << "<line x1=\"" << x << "\" y1=\"" << kTop << "\" x2=\"" << x << "\" y2=\"" << kTop + kPlotHeight
-        << "\" stroke=\"#000\" stroke-dasharray=\"6,4\"/>\n<text x=\"" << x + 5 << "\" y=\"" << kTop + 16
-        << "\" font-size=\"12\">crossover: hybrid best from " << *summary.crossover_gpus << " GPUs</text>\n";
+        << "\" stroke=\"#000\" stroke-dasharray=\"6,4\"/>\n";
+    // The label sits on the side of the line with room for it.
+    const bool left = x > kLeft + kPlotWidth * 0.55;
+    svg << "<text x=\"" << (left ? x - 5 : x + 5) << "\" y=\"" << kTop + 16 << "\" font-size=\"12\" text-anchor=\""
+        << (left ? "end" : "start") << "\">crossover: hybrid best from " << *summary.crossover_gpus << " GPUs</text>\n";
   }
   const auto strategies = strategies_in_order(rows);
   for (size_t s = 0; s < strategies.size(); ++s) {
@@ -176,8 +181,8 @@ std::string step_breakdown_svg(const std::string& title, const std::vector<Sweep
   const auto strategies = strategies_in_order(rows);
   double high = 0;
   for (const SweepRow& r : rows) high = std::max(high, r.step_time_s * 1e3);
-  const auto ticks = linear_ticks(high * 1.05);
-  const double top_ms = ticks.back() > high ? ticks.back() : high * 1.05;
+  const auto ticks = linear_ticks(high * 1.02);
+  const double top_ms = ticks.back();
   auto py = [&](double ms) { return kTop + kPlotHeight - ms / top_ms * kPlotHeight; };
   const double group_width = kPlotWidth / counts.size();
   const double bar_width = std::min(28.0, group_width * 0.8 / strategies.size());
@@ -202,7 +207,7 @@ std::string step_breakdown_svg(const std::string& title, const std::vector<Sweep
     double SweepRow::*field;
   };
   const Part parts[] = {{"compute", "#4c78a8", &SweepRow::compute_s},
-                        {"exposed communication", "#e45756", &SweepRow::exposed_comm_s},
+                        {"exposed comm.", "#e45756", &SweepRow::exposed_comm_s},
                         {"idle", "#bab0ac", &SweepRow::idle_s}};
   for (size_t g = 0; g < counts.size(); ++g) {
     const double centre = kLeft + group_width * (g + 0.5);
