@@ -71,7 +71,6 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--full")) full = true;
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
-    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else {
       std::fprintf(stderr, "usage: scalecast-bench [--repeat N] [--full] [--only TEXT]\n");
       return 2;
@@ -92,6 +91,13 @@ int main(int argc, char** argv) {
   };
   std::vector<Scenario> scenarios = {allreduce(1024), allreduce(4096), allreduce(16384),
                                      dp_step(1024),   dp_step(4096),   dp_step(16384)};
+  // DESIGN.md's target: one DP step of Inception-V3 on 4,096 GPUs under 10 s; and one hybrid
+  // point of the seed study (placement search included).
+  scenarios.push_back({"DP step inception_v3, dgx1-v100, 4096 GPUs",
+                       {"simulate", "--platform", "dgx1-v100", "--workload", "inception_v3", "--gpus", "4096"}});
+  scenarios.push_back({"hybrid:4 step inception_v3, dgx1-v100, 4096 GPUs",
+                       {"simulate", "--platform", "dgx1-v100", "--workload", "inception_v3", "--gpus", "4096", "--strategy",
+                        "hybrid:4"}});
   // Kineto import: target under 3 s and a peak RSS below the trace's uncompressed size (53 MB
   // for the V100 trace). `import --help` is the process's own footprint before any work.
   const std::string kineto = std::string(SCALECAST_SHARED_DATA) + "/kineto/";

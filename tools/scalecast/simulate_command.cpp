@@ -63,6 +63,9 @@ int run_simulate(const std::vector<std::string>& args) {
   const int gpus = values.count("gpus") ? values["gpus"].as<int>() : (values.count("trace") ? graph.world_size() : 8);
   if (gpus < 1) throw InputError("command line", "--gpus", "must be at least 1");
   ClusterTopology::check_gpu_count(platform, gpus);
+  if (gpus % gpus_per_worker != 0)
+    throw InputError("command line", "--gpus",
+                     std::to_string(gpus) + " GPUs cannot be split into workers of " + std::to_string(gpus_per_worker) + " GPUs");
   if (values.count("timeline")) check_output_path(values["timeline"].as<std::string>(), "--timeline");
 
   const auto wall_start = std::chrono::steady_clock::now();
