@@ -88,11 +88,9 @@ WorkerPlan prepare_worker(const ModelGraph& model, const PlatformSpec& platform,
   plan.step = training_graph(model, model.batch_per_gpu);
 
   PlacementProblem& problem = plan.problem;
-  for (const StepTask& step_task : plan.step.tasks) {
-    plan.compute_tasks.push_back(priced_task(step_task));
+  for (const StepTask& step_task : plan.step.tasks)
     problem.tasks.push_back({step_task.name, group_of(model, step_task.op),
-                             compute_duration_s(plan.compute_tasks.back(), platform.node.gpu, cost)});
-  }
+                             compute_duration_s(priced_task(step_task), platform.node.gpu, cost)});
   for (const StepEdge& edge : plan.step.edges) problem.edges.push_back({edge.from, edge.to, edge.bytes});
   problem.group_memory_bytes.assign(model.operators.size(), 0);
   for (size_t op = 0; op < model.operators.size(); ++op)
@@ -160,7 +158,7 @@ ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int
       const int t = placement.task_order[slot][k];
       index_in_program[t] = static_cast<int>(graph.programs[slot].tasks.size());
       position_on_gpu[t] = static_cast<int>(k);
-      graph.programs[slot].tasks.push_back(plan.compute_tasks[t]);
+      graph.programs[slot].tasks.push_back(priced_task(plan.step.tasks[t]));
     }
 
   // Cross-GPU edges: one transfer per (producer, destination GPU), however many consumers.

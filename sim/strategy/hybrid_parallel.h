@@ -22,7 +22,6 @@ namespace scalecast {
 struct WorkerPlan {
   int gpus_per_worker = 1;
   TrainingGraph step;
-  std::vector<Task> compute_tasks;  // one per step task, with the cost model's inputs
   PlacementProblem problem;
   Placement placement;              // its mp_speedup(): 1-GPU step / M-GPU step
 
