@@ -24,7 +24,8 @@ struct ReplayOptions {
   ComputeCostModel compute;
   bool per_rank = false;
   // Reuse the measured cost of a collective that ran alone on the network for later instances
-  // of it (exact up to route latencies; see replay_engine.cpp). Off only for validation.
+  // of it (exact: SimGrid flows carry no latency, so its duration is a + b * size; see
+  // replay_engine.cpp). Off only for validation.
   bool reuse_isolated_collectives = true;
 };
 

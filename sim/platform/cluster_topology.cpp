@@ -31,14 +31,6 @@ namespace {
 
 std::string node_name(int node) { return "n" + std::to_string(node); }
 
-sg::SplitDuplexLink* make_link(sg::NetZone* zone, const std::string& name, const LinkSpec& spec,
-                               double multiplicity = 1) {
-  auto* link = zone->create_split_duplex_link(name, spec.achievable_Bps() * multiplicity);
-  link->set_latency(spec.latency_s);
-  link->seal();
-  return link;
-}
-
 int switch_of_gpu(const PcieFabric& pcie, int gpu) {
   for (size_t s = 0; s < pcie.switches.size(); ++s)
     if (std::find(pcie.switches[s].gpus.begin(), pcie.switches[s].gpus.end(), gpu) != pcie.switches[s].gpus.end())
@@ -114,6 +106,27 @@ ClusterTopology::ClusterTopology(PlatformSpec spec, int gpus) : spec_(std::move(
   nodes_ = (gpus + gpus_per_node_ - 1) / gpus_per_node_;
 }
 
+sg::SplitDuplexLink* ClusterTopology::make_link(sg::NetZone* zone, const std::string& name, const LinkSpec& spec,
+                                                double multiplicity) {
+  auto* link = zone->create_split_duplex_link(name, spec.achievable_Bps() * multiplicity);
+  link->seal();  // latency 0 in SimGrid: see the header
+  link_latency_s_[link->get_link_up()] = spec.latency_s;
+  link_latency_s_[link->get_link_down()] = spec.latency_s;
+  return link;
+}
+
+std::vector<sg::Link*> ClusterTopology::route(int from, int to) const {
+  std::vector<sg::Link*> links;
+  source_host(from, to)->route_to(destination_host(from, to), links, nullptr);
+  return links;
+}
+
+double ClusterTopology::route_latency_s(int from, int to) const {
+  double latency_s = 0;
+  for (const sg::Link* link : route(from, to)) latency_s += link_latency_s_.at(link);
+  return latency_s;
+}
+
 std::unique_ptr<ClusterTopology> ClusterTopology::build(const PlatformSpec& spec, int gpus) {
   check_gpu_count(spec, gpus);
   std::unique_ptr<ClusterTopology> topology(new ClusterTopology(spec, gpus));
@@ -129,26 +142,22 @@ std::unique_ptr<ClusterTopology> ClusterTopology::build(const PlatformSpec& spec
   return topology;
 }
 
+// Every node's links, NICs included, are created in the root zone before any other zone
+// exists: SimGrid 3.32 checks a new link's name against every zone below the root, so links
+// created while the node zones pile up cost O(nodes) each (0.8 s of a 4,096-GPU DGX-1 build).
+// Routes may use links of any zone.
+//
 // NVSwitch nodes need no zone of their own: a route between two GPUs of a node is the first
 // one's switch link up and the second one's down, which is what a star zone computes. One star
-// zone for all of them keeps the zone count (which SimGrid 3.32 scans on every link creation)
-// independent of the node count. Flows never join GPUs of different nodes through it. Other
-// fabrics get a Full zone per node with explicit routes.
+// zone for all of them keeps the zone count independent of the node count. Flows never join
+// GPUs of different nodes through it. Other fabrics get a Full zone per node with explicit
+// routes.
 void ClusterTopology::create_node_links(sg::NetZone* root) {
   const NodeSpec& spec = spec_.node;
   const int gpus = gpus_per_node_;
-  if (spec.nvswitch) {
-    auto* shared = sg::create_star_zone("nvswitch-nodes");
-    shared->set_parent(root);
-    node_zones_.assign(nodes_, shared);
-  }
+  sg::NetZone* zone = root;
   for (int node = 0; node < nodes_; ++node) {
     const std::string prefix = node_name(node);
-    if (!spec.nvswitch) {
-      node_zones_.push_back(sg::create_full_zone(prefix));
-      node_zones_.back()->set_parent(root);
-    }
-    sg::NetZone* zone = node_zones_[node];
     auto links = std::make_shared<NodeLinks>();
     node_links_[node] = links;
     if (spec.nvswitch)
@@ -170,6 +179,19 @@ void ClusterTopology::create_node_links(sg::NetZone* root) {
       if (spec.pcie->sockets > 1)
         links->socket_link = make_link(zone, prefix + ".socket-link", spec.pcie->socket_interconnect);
     }
+    if (nodes_ > 1)
+      for (size_t i = 0; i < spec.nics.size(); ++i)
+        links->nic.push_back(make_link(zone, prefix + ".nic" + std::to_string(i), spec.nics[i].link));
+  }
+  if (spec.nvswitch) {
+    auto* shared = sg::create_star_zone("nvswitch-nodes");
+    shared->set_parent(root);
+    node_zones_.assign(nodes_, shared);
+    return;
+  }
+  for (int node = 0; node < nodes_; ++node) {
+    node_zones_.push_back(sg::create_full_zone(node_name(node)));
+    node_zones_.back()->set_parent(root);
   }
 }
 
@@ -271,10 +293,7 @@ void ClusterTopology::build_network(sg::NetZone* root) {
     const size_t first = static_cast<size_t>(leaf) * down_ports;
     for (size_t p = first; p < std::min(ports.size(), first + down_ports); ++p) {
       auto [node, k] = ports[p];
-      NodeLinks& links = *node_links_[node];
-      if (links.nic.empty())
-        for (int i = 0; i < nics; ++i)
-          links.nic.push_back(make_link(zone, node_name(node) + ".nic" + std::to_string(i), node_spec.nics[i].link));
+      const NodeLinks& links = *node_links_[node];
       for (int g : node_spec.nics[k].gpus) {
         if (g >= gpus_per_node_) continue;
         int rank = node * gpus_per_node_ + g;

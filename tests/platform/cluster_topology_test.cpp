@@ -13,13 +13,9 @@
 namespace scalecast {
 namespace {
 
-std::vector<std::string> route(const ClusterTopology& topology, int from, int to, double* latency_s = nullptr) {
-  std::vector<simgrid::s4u::Link*> links;
-  double latency = 0;
-  topology.source_host(from, to)->route_to(topology.destination_host(from, to), links, &latency);
-  if (latency_s) *latency_s = latency;
+std::vector<std::string> route(const ClusterTopology& topology, int from, int to) {
   std::vector<std::string> names;
-  for (auto* link : links) names.push_back(link->get_name());
+  for (auto* link : topology.route(from, to)) names.push_back(link->get_name());
   return names;
 }
 
@@ -72,17 +68,26 @@ TEST(ClusterTopology, OversubscribedLeafUplinkHasHalfTheDownlinkCapacity) {
   // 2:1 with radix 40: 27 down ports per leaf switch (a NIC each), 13 up ports.
   auto spec = load_platform("dgx-a100-oversubscribed");
   auto topology = ClusterTopology::build(spec, 8 * 64);
-  std::vector<simgrid::s4u::Link*> links;
-  double latency = 0;
-  topology->source_host(0, 8 * 63)->route_to(topology->destination_host(0, 8 * 63), links, &latency);
   const simgrid::s4u::Link* uplink = nullptr;
-  for (auto* link : links)
+  for (auto* link : topology->route(0, 8 * 63))
     if (link->get_name().find("leaf0.up") != std::string::npos) uplink = link;
   ASSERT_NE(uplink, nullptr);
   const double link_Bps = spec.network.link.achievable_Bps();
   EXPECT_DOUBLE_EQ(uplink->get_bandwidth(), 13 * link_Bps);
   const double down_Bps = 27 * spec.node.nics.front().link.achievable_Bps();
   EXPECT_NEAR(down_Bps / uplink->get_bandwidth(), 2.0, 0.1);
+}
+
+// SimGrid's links carry no latency (the engine pays it in closed form); the topology keeps it.
+TEST(ClusterTopology, RouteLatencyIsTheSumOfItsLinksLatencies) {
+  start_simgrid();
+  auto spec = load_platform("dgx1-v100");
+  auto topology = ClusterTopology::build(spec, 16);
+  for (auto* link : topology->route(0, 8)) EXPECT_EQ(link->get_latency(), 0.0) << link->get_name();
+  EXPECT_DOUBLE_EQ(topology->route_latency_s(0, 3), spec.node.nvlink->per_link.latency_s);
+  // GPU 0 sits beside NIC 0: its PCIe link, both NICs, and the leaf switch's turn-around.
+  const double expected_s = 2 * spec.node.pcie->gpu_link.latency_s + 2 * spec.node.nics[0].link.latency_s;
+  EXPECT_DOUBLE_EQ(topology->route_latency_s(0, 8), expected_s);
 }
 
 TEST(ClusterTopology, GpuCountChecks) {
