@@ -80,6 +80,7 @@ class Replay {
                     std::vector<std::pair<int, int>> waiters, CollectiveRecord record);
   void finish_runner(const std::vector<std::pair<int, int>>& waiters, const CollectiveRecord& record);
   std::vector<Flow> merge_exclusive_flows(const std::vector<const Flow*>& flows) const;
+  std::vector<int> groups_to_simulate(const Communicator& comm, const std::vector<int>& groups) const;
   void notify(int k, Notice notice);
   bool everyone_blocked() const;
   double route_latency_s(int from, int to) const;
@@ -103,6 +104,7 @@ class Replay {
     double reference_bytes = 0;
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;  // as plan_collective resolved it
     std::shared_ptr<const PreparedCollective> prepared;
+    bool folded = false;  // one node's groups stand for every node's
   };
   std::map<std::tuple<int, int, int, int, int>, CachedCollective> prepared_;
   // When no two collectives can ever be in flight together (see collectives_never_overlap),
@@ -115,6 +117,7 @@ class Replay {
     double duration_s = 0;
   };
   bool reuse_isolated_runs_ = false;
+  bool nodes_alike_ = false;  // every node's GPUs are in the classes of node 0's, GPU by GPU
   std::map<const PreparedCollective*, std::vector<IsolatedRun>> isolated_runs_;
   std::optional<double> predicted_isolated_s(const PreparedCollective* prepared, double byte_scale) const;
   int active_runners_ = 0;
@@ -165,6 +168,37 @@ std::vector<Flow> Replay::merge_exclusive_flows(const std::vector<const Flow*>& 
     out.push_back(merged);
   }
   return out;
+}
+
+// Node folding. A node's intra-node routes use only that node's links, so when each group
+// of a collective lies inside one node, the same groups recur on every node (shifted by whole
+// nodes), and every node runs the same programs, each node's copy of the collective meets on
+// its links exactly the traffic the other nodes meet on theirs. The flows of one node then
+// stand for all: that node's links carry what they would in the full simulation, and the
+// traffic that leaves a node (gradient rings and trees, simulated in full) is slowed there as
+// everywhere, so a collective spanning nodes still ends with its slowest flows. This is what
+// keeps hybrid workers' activation copies affordable: 2,048 workers' copies are 8 flows, not
+// 2,048. Returns the groups to simulate: one node's, or all of them.
+std::vector<int> Replay::groups_to_simulate(const Communicator& comm, const std::vector<int>& groups) const {
+  if (!options_.fold_symmetric_nodes || !nodes_alike_ || groups.size() < 2) return groups;
+  const int per_node = layout_.gpus_per_node;
+  std::map<int, std::set<std::vector<int>>> shapes_by_node;  // node -> its groups, as local indices
+  std::map<int, std::vector<int>> groups_by_node;
+  for (int g : groups) {
+    const auto& ranks = comm.groups[g];
+    const int node = layout_.node_of(ranks.front());
+    std::vector<int> shape;
+    for (int r : ranks) {
+      if (layout_.node_of(r) != node) return groups;
+      shape.push_back(r - node * per_node);
+    }
+    shapes_by_node[node].insert(std::move(shape));
+    groups_by_node[node].push_back(g);
+  }
+  if (static_cast<int>(shapes_by_node.size()) != topology_->nodes()) return groups;
+  for (const auto& [node, shapes] : shapes_by_node)
+    if (shapes != shapes_by_node.begin()->second) return groups;
+  return groups_by_node.begin()->second;
 }
 
 std::shared_ptr<const Replay::PreparedCollective> Replay::prepare(const std::vector<CollectivePlan>& plans) const {
@@ -302,12 +336,15 @@ void Replay::arrive_collective(int k, int task_index) {
   }
   if (cached == prepared_.end()) {
     std::vector<CollectivePlan> plans;
-    for (int g : comp.groups)
+    const std::vector<int> groups = groups_to_simulate(*comm, comp.groups);
+    for (int g : groups)
       plans.push_back(plan_collective({task.op, task.bytes, comm->groups[g], task.root}, algorithm, options_.fidelity,
                                       layout_, [this](int a, int b) { return route_latency_s(a, b); }));
-    cached = prepared_.emplace(cache_key, CachedCollective{task.bytes, plans.front().algorithm, prepare(plans)}).first;
+    cached = prepared_.emplace(cache_key, CachedCollective{task.bytes, plans.front().algorithm, prepare(plans),
+                                                           groups.size() < comp.groups.size()}).first;
   }
   record.algorithm = cached->second.algorithm;
+  if (cached->second.folded) ++result_.collectives_folded;
   start_runner(cached->second.prepared, task.bytes / cached->second.reference_bytes, std::move(waiters), record);
 }
 
@@ -422,6 +459,9 @@ ReplayResult Replay::run() {
   classes_ = build_rank_classes(graph_, options_.per_rank);
   result_.rank_classes = static_cast<int>(classes_.ranks.size());
   reuse_isolated_runs_ = options_.reuse_isolated_collectives && collectives_never_overlap(graph_, classes_);
+  nodes_alike_ = topology_->nodes() > 1 && graph_.world_size() == topology_->nodes() * topology_->gpus_per_node();
+  for (int rank = 0; nodes_alike_ && rank < graph_.world_size(); ++rank)
+    nodes_alike_ = classes_.class_of_rank[rank] == classes_.class_of_rank[layout_.local_index(rank)];
 
   // A task waits for the previous task of its stream and for each of its dependencies; the
   // same-rank ones are counted down through dependents_, the others through notices.

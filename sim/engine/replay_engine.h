@@ -4,7 +4,10 @@
 // Ranks that run the same program and meet in the same collectives advance in lockstep (every
 // collective ends at once for all its members), so the engine runs one actor per such rank
 // class, not per GPU, while every collective still puts all of its flows, for all ranks, on
-// the network. Options.per_rank turns that off (one class per rank) for validation.
+// the network -- except a collective whose groups each lie inside one node and repeat node
+// after node while every node runs the same programs: its flows run on one node only (the
+// other nodes' copies would load only their own links, identically). Options.per_rank turns
+// classes off (one class per rank), and with them that folding, for validation.
 #pragma once
 
 #include <string>
@@ -27,6 +30,9 @@ struct ReplayOptions {
   // of it (exact: SimGrid flows carry no latency, so its duration is a + b * size; see
   // replay_engine.cpp). Off only for validation.
   bool reuse_isolated_collectives = true;
+  // Put only one node's flows on the network for collectives that every node runs alike on
+  // its own GPUs (see replay_engine.cpp). Off only for validation.
+  bool fold_symmetric_nodes = true;
 };
 
 struct CollectiveRecord {
@@ -47,6 +53,7 @@ struct ReplayResult {
   long flows = 0;
   int rank_classes = 0;
   int collectives_reused = 0;  // instances that took an isolated run's measured cost
+  int collectives_folded = 0;  // instances whose flows ran on one node for every node
 };
 
 // Runs SimGrid in this process (once per process: the engine is a singleton).

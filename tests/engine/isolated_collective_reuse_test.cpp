@@ -3,37 +3,14 @@
 // the same DP step with and without it, the reference run in a child process (one SimGrid per
 // process).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <functional>
 
 #include "sim/engine/replay_engine.h"
 #include "sim/platform/platform_yaml.h"
 #include "sim/strategy/data_parallel.h"
+#include "tests/support/child_process.h"
 
 namespace scalecast {
 namespace {
-
-// Runs `compute` in a forked child and returns what it returned.
-double in_child_process(const std::function<double()>& compute) {
-  int fds[2];
-  EXPECT_EQ(::pipe(fds), 0);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fds[0]);
-    const double value = compute();
-    (void)!::write(fds[1], &value, sizeof value);
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  double value = -1;
-  EXPECT_EQ(::read(fds[0], &value, sizeof value), static_cast<ssize_t>(sizeof value));
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return value;
-}
 
 // One rank's step: backward compute interleaved with gradient buckets of uneven sizes,
 // several of them equal, allreduced on a stream of their own.
@@ -74,7 +51,7 @@ double step_s(bool reuse, int* reused = nullptr) {
 }
 
 TEST(IsolatedCollectiveReuse, GivesTheSameStepAsSimulatingEveryInstance) {
-  const double reference_s = in_child_process([] { return step_s(false); });
+  const double reference_s = testing::in_child_process([] { return step_s(false); });
   int reused = 0;
   const double reused_s = step_s(true, &reused);
   EXPECT_NEAR(reused_s, reference_s, reference_s * 1e-4);
