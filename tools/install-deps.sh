@@ -15,6 +15,7 @@ packages=(
   coinor-libcbc-dev        # COIN-OR CBC: the placement integer program
   libopenmpi-dev openmpi-bin  # sweep points spread over MPI ranks (optional at build time)
   zlib1g-dev               # gzip-compressed Kineto traces (streamed through nlohmann's SAX parser)
+  libjemalloc-dev          # the scalecast binary's allocator: SimGrid allocates per flow
 )
 missing=()
 for p in "${packages[@]}"; do

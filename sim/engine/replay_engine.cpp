@@ -108,18 +108,21 @@ class Replay {
   };
   std::map<std::tuple<int, int, int, int, int>, CachedCollective> prepared_;
   // When no two collectives can ever be in flight together (see collectives_never_overlap),
-  // each runs on an otherwise idle network, where its duration is a + b * byte_scale (max-min
-  // rates do not depend on sizes; every flow's progress scales with the buffer). After two
-  // runs at different sizes, later instances of the same prepared collective take the fitted
-  // time without putting flows on the network: a DP step's many buckets cost two collectives.
+  // each runs on an otherwise idle network, where its duration is latency + transfer *
+  // byte_scale: its phases' latencies are paid in closed form, its flows carry none and all
+  // start together, and max-min rates do not depend on sizes, so every flow's progress scales
+  // with the buffer. After one run, later instances of the same prepared collective take that
+  // time, scaled, without putting flows on the network: a DP step's buckets cost one
+  // collective.
   struct IsolatedRun {
     double byte_scale = 0;
-    double duration_s = 0;
+    double transfer_s = 0;  // the run's duration less its phases' latencies
   };
   bool reuse_isolated_runs_ = false;
   bool nodes_alike_ = false;  // every node's GPUs are in the classes of node 0's, GPU by GPU
-  std::map<const PreparedCollective*, std::vector<IsolatedRun>> isolated_runs_;
+  std::map<const PreparedCollective*, IsolatedRun> isolated_runs_;
   std::optional<double> predicted_isolated_s(const PreparedCollective* prepared, double byte_scale) const;
+  static double phases_latency_s(const PreparedCollective& phases);
   int active_runners_ = 0;
   bool deadlocked_ = false;
   ReplayResult result_;
@@ -249,16 +252,16 @@ bool collectives_never_overlap(const ExecutionGraph& graph, const RankClasses& c
   return classes.components.at(*communicators.begin()).size() == 1;
 }
 
+double Replay::phases_latency_s(const PreparedCollective& phases) {
+  double latency_s = 0;
+  for (const PreparedPhase& phase : phases) latency_s += phase.latency_s;
+  return latency_s;
+}
+
 std::optional<double> Replay::predicted_isolated_s(const PreparedCollective* prepared, double byte_scale) const {
-  auto runs = isolated_runs_.find(prepared);
-  if (runs == isolated_runs_.end()) return std::nullopt;
-  for (const IsolatedRun& run : runs->second)
-    if (std::abs(run.byte_scale - byte_scale) <= 1e-12 * byte_scale) return run.duration_s;
-  if (runs->second.size() < 2) return std::nullopt;
-  const IsolatedRun& a = runs->second[0];
-  const IsolatedRun& b = runs->second[1];
-  const double per_scale_s = (b.duration_s - a.duration_s) / (b.byte_scale - a.byte_scale);
-  return a.duration_s + per_scale_s * (byte_scale - a.byte_scale);
+  auto run = isolated_runs_.find(prepared);
+  if (run == isolated_runs_.end()) return std::nullopt;
+  return phases_latency_s(*prepared) + run->second.transfer_s * byte_scale / run->second.byte_scale;
 }
 
 void Replay::start_runner(std::shared_ptr<const PreparedCollective> prepared, double byte_scale,
@@ -287,11 +290,9 @@ void Replay::start_runner(std::shared_ptr<const PreparedCollective> prepared, do
       if (phase.latency_s > 0) sg::this_actor::sleep_for(phase.latency_s);
     }
     record.end_s = sg::Engine::get_clock();
-    if (isolated) {
-      auto& runs = isolated_runs_[prepared.get()];
-      if (runs.size() < 2 && (runs.empty() || runs[0].byte_scale != byte_scale))
-        runs.push_back({byte_scale, record.end_s - record.start_s});
-    }
+    if (isolated)
+      isolated_runs_.emplace(prepared.get(),
+                             IsolatedRun{byte_scale, record.end_s - record.start_s - phases_latency_s(*prepared)});
     finish_runner(waiters, record);
   });
 }

@@ -303,6 +303,10 @@ int run_sweep(const std::vector<std::string>& args) {
   std::vector<int> mine;
   for (int i = 0; i < static_cast<int>(points.size()); ++i)
     if (i % world.size == world.rank) mine.push_back(i);
+  // Largest scales first: the few long points start at once and the many short ones fill the
+  // processes in the end, instead of one long point running alone at the end (rows keep the
+  // points' order whatever the order they ran in).
+  std::stable_sort(mine.begin(), mine.end(), [&](int a, int b) { return points[a].gpus > points[b].gpus; });
 
   nlohmann::json local_results = nlohmann::json::array();
   int done = 0;
