@@ -14,6 +14,17 @@
 namespace scalecast {
 namespace {
 
+Operator op(const std::string& name, double flops, double activation_bytes, double parameter_bytes, std::vector<int> inputs) {
+  Operator o;
+  o.name = name;
+  o.kind = "conv";
+  o.flops_per_sample = flops;
+  o.activation_bytes_per_sample = activation_bytes;
+  o.parameter_bytes = parameter_bytes;
+  o.inputs = std::move(inputs);
+  return o;
+}
+
 // stem -> 8 heavy branches with weights -> join: placed over up to 8 GPUs, it copies the
 // stem's output to every branch's GPU, over NVLink or, between DGX-1 GPUs without one, PCIe.
 ModelGraph fan_out() {
@@ -25,13 +36,13 @@ ModelGraph fan_out() {
   model.precision = "fp16";
   model.statistical_efficiency.min_epochs = 10;
   model.statistical_efficiency.critical_batch = 1024;
-  model.operators.push_back({"stem", "conv", 2e9, 2e6, 4e6, {}});
+  model.operators.push_back(op("stem", 2e9, 2e6, 4e6, {}));
   std::vector<int> branches;
   for (int b = 0; b < 8; ++b) {
-    model.operators.push_back({"branch" + std::to_string(b), "conv", 40e9, 2e6, 60e6, {0}});
+    model.operators.push_back(op("branch" + std::to_string(b), 40e9, 2e6, 60e6, {0}));
     branches.push_back(b + 1);
   }
-  model.operators.push_back({"join", "matmul", 1e9, 1e6, 8e6, branches});
+  model.operators.push_back(op("join", 1e9, 1e6, 8e6, branches));
   return model;
 }
 

@@ -37,7 +37,7 @@ TEST(Presets, CommittedFilesAreWhatTheGeneratorWrites) {
 
 TEST(Presets, AllLoadAndMatchPublishedSizes) {
   const std::vector<std::string> presets = workload_presets();  // cost-model.yaml is not one
-  for (const char* name : {"biglstm", "gnmt", "gpt", "inception_v3", "resnet50"})
+  for (const char* name : {"biglstm", "biglstm_wavefront", "gnmt", "gnmt_wavefront", "gpt", "inception_v3", "resnet50"})
     EXPECT_NE(std::find(presets.begin(), presets.end(), name), presets.end()) << name;
   EXPECT_EQ(std::find(presets.begin(), presets.end(), "cost-model"), presets.end());
   struct Expect {
@@ -48,7 +48,8 @@ TEST(Presets, AllLoadAndMatchPublishedSizes) {
   // head, ResNet-50 4.09 GMACs / 25.56 M (torchvision); BigLSTM 1.8 B parameters (Jozefowicz et
   // al.); GPT-2 medium 355 M (Radford et al.); GNMT about 278 M (8+8 layers, 1024 units, 32k).
   const Expect expected[] = {{"inception_v3", 11.42, 0.1, 27.16, 0.05}, {"resnet50", 8.18, 0.1, 25.56, 0.05},
-                             {"biglstm", 6.37, 0.1, 1800, 30}, {"gpt", 827, 5, 355, 1}, {"gnmt", 10.55, 0.1, 277, 5}};
+                             {"biglstm", 6.37, 0.1, 1800, 30}, {"gpt", 827, 5, 355, 1}, {"gnmt", 10.55, 0.1, 277, 5},
+                             {"biglstm_wavefront", 6.37, 0.1, 1800, 30}, {"gnmt_wavefront", 10.55, 0.1, 277, 5}};
   for (const Expect& e : expected) {
     const ModelGraph model = load_model_graph(e.name);
     EXPECT_EQ(model.name, e.name);
@@ -75,8 +76,21 @@ TEST(Presets, InceptionBranchesAreSeparateParallelOperators) {
   EXPECT_TRUE(reads(model, "AuxLogits.avgpool", "Mixed_6e.concat"));
 }
 
-TEST(Presets, LstmLayersFormAWavefront) {
+// The presets run each LSTM layer as one operator over the sequence, as cuDNN does: the next
+// layer reads the whole of it.
+TEST(Presets, LstmLayersAreWholeSequences) {
   const ModelGraph model = load_model_graph("gnmt");
+  EXPECT_TRUE(reads(model, "encoder.l2.t0", "encoder.l1.t0"));
+  EXPECT_TRUE(reads(model, "encoder.l1.t0", "encoder.l0.backward.t0"));
+  EXPECT_TRUE(reads(model, "decoder.l3.t0", "attention.t0"));
+  for (const Operator& op : model.operators) EXPECT_EQ(op.name.find(".t1"), std::string::npos) << op.name;
+  const ModelGraph big = load_model_graph("biglstm");
+  EXPECT_TRUE(reads(big, "lstm1.t0", "lstm0.t0"));
+  EXPECT_EQ(big.operators[index_of(big, "lstm1.t0")].shares_parameters_of, -1);
+}
+
+TEST(Presets, WavefrontVariantsUnrollLstmLayersInTime) {
+  const ModelGraph model = load_model_graph("gnmt_wavefront");
   EXPECT_TRUE(reads(model, "encoder.l2.t3", "encoder.l1.t3"));  // layer below, same chunk
   EXPECT_TRUE(reads(model, "encoder.l2.t3", "encoder.l2.t2"));  // same layer, previous chunk
   EXPECT_TRUE(reads(model, "encoder.l0.backward.t2", "encoder.l0.backward.t3"));  // runs backwards in time
@@ -87,10 +101,11 @@ TEST(Presets, LstmLayersFormAWavefront) {
   EXPECT_EQ(model.operators[later].parameter_bytes, 0);
   // The recurrent edge carries the (h, c) state only: 2 x 1024 fp32 values per sample.
   const Operator& op = model.operators[later];
-  for (size_t k = 0; k < op.inputs.size(); ++k)
+  for (size_t k = 0; k < op.inputs.size(); ++k) {
     if (op.inputs[k] == index_of(model, "encoder.l2.t2")) EXPECT_EQ(input_edge_bytes(model, later, k), 8192);
+  }
   // BigLSTM: the sampled softmax's gradient is sparse.
-  const ModelGraph big = load_model_graph("biglstm");
+  const ModelGraph big = load_model_graph("biglstm_wavefront");
   const Operator& softmax = big.operators[index_of(big, "softmax.t0")];
   EXPECT_LT(gradient_bytes(softmax, 128), 0.02 * softmax.parameter_bytes);
 }
