@@ -9,12 +9,14 @@
 #include "sim/core/input_error.h"
 #include "sim/import/kineto_to_graph.h"
 #include "sim/trace/trace_json.h"
+#include "tools/scalecast/allocator_settings.h"
 #include "tools/scalecast/cli_options.h"
 #include "tools/scalecast/replay_summary.h"
 
 namespace scalecast::cli {
 
 int run_import(const std::vector<std::string>& args) {
+  return_freed_memory_promptly();  // its footprint is a target (README, Benchmarks)
   po::options_description options("import options");
   options.add_options()
       ("format", po::value<std::string>()->required(), "input format: kineto (PyTorch profiler JSON, plain or .gz)")

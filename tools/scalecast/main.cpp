@@ -35,13 +35,6 @@ void print_usage(std::ostream& out) {
 
 }  // namespace
 
-// jemalloc's settings, read at start-up when it is the allocator (tools/CMakeLists.txt). A
-// scalecast process is short-lived and needs its peak until it ends, so handing freed pages
-// back to the kernel (madvise) is pure cost: 5 of 13 s of system time in a seed sweep.
-extern "C" {
-const char* malloc_conf = "dirty_decay_ms:-1,muzzy_decay_ms:-1";
-}
-
 int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     print_usage(argc < 2 ? std::cerr : std::cout);
