@@ -55,8 +55,9 @@ struct Placement {
 };
 
 struct PlacementOptions {
-  // Measured on the seed workloads (README, "Placement"): beyond 2 s CBC improved only
-  // BigLSTM's 4- and 8-GPU placements, by at most 3% of the step, and not in every run.
+  // A budget, not a convergence criterion: CBC rarely proves optimality here, and more time can
+  // find better placements (GNMT's 8-GPU worker: 1.38x at 2 s, 1.51x at 10 s; README,
+  // "Benchmarks"). 2 s keeps the seed study's 12 placement searches within its minute.
   double solver_time_limit_s = 2;
   int max_solver_tasks = 400;   // larger graphs are placed by the list scheduler alone
   // The integer program grows with the task pairs the graph leaves unordered (one binary and
