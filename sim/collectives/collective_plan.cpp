@@ -60,7 +60,6 @@ double step_latency_s(const ClusterLayout& layout, int from, int to) {
 struct EdgeLatencies {
   double intra_s = 0, inter_s = 0;  // slowest route + step latency of each kind
   int intra_edges = 0, inter_edges = 0;
-  double slowest_route_s = 0;
 };
 
 EdgeLatencies edge_latencies(const std::vector<Flow>& flows, const ClusterLayout& layout, const RouteLatency& route) {
@@ -68,9 +67,7 @@ EdgeLatencies edge_latencies(const std::vector<Flow>& flows, const ClusterLayout
   std::map<std::pair<int, int>, bool> seen;
   for (const Flow& f : flows) {
     if (!seen.emplace(std::make_pair(f.source_rank, f.destination_rank), true).second) continue;
-    double route_s = route(f.source_rank, f.destination_rank);
-    double total = route_s + step_latency_s(layout, f.source_rank, f.destination_rank);
-    e.slowest_route_s = std::max(e.slowest_route_s, route_s);
+    double total = route(f.source_rank, f.destination_rank) + step_latency_s(layout, f.source_rank, f.destination_rank);
     if (layout.node_of(f.source_rank) == layout.node_of(f.destination_rank)) {
       e.intra_s = std::max(e.intra_s, total);
       ++e.intra_edges;
@@ -82,14 +79,13 @@ EdgeLatencies edge_latencies(const std::vector<Flow>& flows, const ClusterLayout
   return e;
 }
 
-// Closed-form latency of `steps` pipelined steps, minus the one route latency the phase's
-// flows pay themselves in the simulation.
+// Closed-form latency of `steps` pipelined steps.
 double pipelined_latency_s(const EdgeLatencies& e, int steps) {
   const int edges = e.intra_edges + e.inter_edges;
   if (edges == 0 || steps == 0) return 0;
   const double inter_steps = std::round(double(steps) * e.inter_edges / edges);
   const double intra_steps = steps - inter_steps;
-  return std::max(0.0, intra_steps * e.intra_s + inter_steps * e.inter_s - e.slowest_route_s);
+  return intra_steps * e.intra_s + inter_steps * e.inter_s;
 }
 
 // ---- ring ---------------------------------------------------------------------------------
@@ -152,12 +148,12 @@ CollectivePlan plan_ring(const CollectiveRequest& request, CollectiveFidelity fi
   }
   // Step by step: every step moves one chunk (buffer / n) along every edge.
   std::vector<Flow> edges = ring_edges(request, rings, total_edge_bytes / steps);
-  double step_extra_s = 0;
-  for (const Flow& f : edges) step_extra_s = std::max(step_extra_s, step_latency_s(layout, f.source_rank, f.destination_rank));
+  const EdgeLatencies e = edge_latencies(edges, layout, route);
+  const double step_s = std::max(e.intra_s, e.inter_s);
   for (int s = 0; s < steps; ++s) {
     CollectivePhase phase;
     phase.flows = edges;
-    phase.latency_s = step_extra_s + (s == 0 ? calibration(layout).base_latency_s : 0);
+    phase.latency_s = step_s + (s == 0 ? calibration(layout).base_latency_s : 0);
     plan.phases.push_back(std::move(phase));
   }
   return plan;
@@ -213,8 +209,7 @@ CollectivePlan plan_rail_trees(const CollectiveRequest& request, const std::vect
   }
   EdgeLatencies e = edge_latencies(phase.flows, layout, route);
   const int levels = static_cast<int>(std::ceil(std::log2(node_count)));
-  phase.latency_s = std::max(0.0, calibration(layout).base_latency_s +
-                                      2.0 * ((per_node - 1) * e.intra_s + levels * e.inter_s) - e.slowest_route_s);
+  phase.latency_s = calibration(layout).base_latency_s + 2.0 * ((per_node - 1) * e.intra_s + levels * e.inter_s);
   plan.phases.push_back(std::move(phase));
   return plan;
 }
@@ -273,8 +268,7 @@ CollectivePlan plan_tree(const CollectiveRequest& request, const ClusterLayout& 
   // Latency: up and down the tree's depth: (GPUs per node - 1) intra hops + log2(nodes) inter hops.
   EdgeLatencies e = edge_latencies(phase.flows, layout, route);
   const int levels = node_count > 1 ? static_cast<int>(std::ceil(std::log2(node_count))) : 0;
-  phase.latency_s = std::max(0.0, calibration(layout).base_latency_s + 2.0 * (max_chain * e.intra_s + levels * e.inter_s) -
-                                      e.slowest_route_s);
+  phase.latency_s = calibration(layout).base_latency_s + 2.0 * (max_chain * e.intra_s + levels * e.inter_s);
   plan.phases.push_back(std::move(phase));
   return plan;
 }
@@ -368,8 +362,7 @@ CollectivePlan plan_direct(const CollectiveRequest& request, const ClusterLayout
   }
   for (size_t i = 0; i < plan.phases.size(); ++i) {
     EdgeLatencies e = edge_latencies(plan.phases[i].flows, layout, route);
-    double step_s = std::max(e.intra_s, e.inter_s) - e.slowest_route_s;
-    plan.phases[i].latency_s = std::max(0.0, step_s) + (i == 0 ? calibration(layout).base_latency_s : 0);
+    plan.phases[i].latency_s = std::max(e.intra_s, e.inter_s) + (i == 0 ? calibration(layout).base_latency_s : 0);
   }
   return plan;
 }

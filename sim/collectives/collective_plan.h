@@ -31,7 +31,8 @@ struct Flow {
 
 struct CollectivePhase {
   std::vector<Flow> flows;
-  double latency_s = 0;  // step latencies not already paid by the flows' own route latency
+  double latency_s = 0;  // the whole phase's latency, routes included: flows carry none (the
+                         // engine's links are latency-free, cluster_topology.h)
 };
 
 struct CollectivePlan {

@@ -218,15 +218,9 @@ std::shared_ptr<const Replay::PreparedCollective> Replay::prepare(const std::vec
       for (const Flow& f : plan.phases[i].flows)
         if (f.bytes > 0) flows.push_back(&f);
     }
-    // The plans' latencies leave out the one route latency a phase's flows pay in a flow
-    // model; SimGrid's links have none (cluster_topology.h), so the phase pays its slowest.
-    double slowest_route_s = 0;
-    for (const Flow& flow : merge_exclusive_flows(flows)) {
+    for (const Flow& flow : merge_exclusive_flows(flows))
       phase.flows.push_back({topology_->source_host(flow.source_rank, flow.destination_rank),
                              topology_->destination_host(flow.source_rank, flow.destination_rank), flow.bytes});
-      slowest_route_s = std::max(slowest_route_s, route_latency_s(flow.source_rank, flow.destination_rank));
-    }
-    phase.latency_s += slowest_route_s;
     prepared->push_back(std::move(phase));
   }
   return prepared;
@@ -363,8 +357,9 @@ void Replay::arrive_point_to_point(int k, int task_index) {
   CollectivePlan plan;
   CollectivePhase phase;
   phase.flows.push_back({source, destination, task.bytes});
-  phase.latency_s = layout_.node_of(source) == layout_.node_of(destination) ? spec_.collectives.intra_step_latency_s
-                                                                            : spec_.collectives.inter_step_latency_s;
+  phase.latency_s = route_latency_s(source, destination) +
+                    (layout_.node_of(source) == layout_.node_of(destination) ? spec_.collectives.intra_step_latency_s
+                                                                             : spec_.collectives.inter_step_latency_s);
   plan.phases.push_back(phase);
   CollectiveRecord record;
   record.point_to_point = true;

@@ -10,19 +10,13 @@
 #include "sim/platform/platform_yaml.h"
 #include "sim/strategy/hybrid_parallel.h"
 #include "tests/support/child_process.h"
+#include "tests/support/test_models.h"
 
 namespace scalecast {
 namespace {
 
 Operator op(const std::string& name, double flops, double activation_bytes, double parameter_bytes, std::vector<int> inputs) {
-  Operator o;
-  o.name = name;
-  o.kind = "conv";
-  o.flops_per_sample = flops;
-  o.activation_bytes_per_sample = activation_bytes;
-  o.parameter_bytes = parameter_bytes;
-  o.inputs = std::move(inputs);
-  return o;
+  return testing::operator_of(name, "conv", flops, activation_bytes, parameter_bytes, std::move(inputs));
 }
 
 // stem -> 8 heavy branches with weights -> join: placed over up to 8 GPUs, it copies the

@@ -9,6 +9,7 @@
 
 #include "sim/core/input_error.h"
 #include "sim/engine/replay_engine.h"
+#include "tests/support/test_models.h"
 #include "tests/support/test_platforms.h"
 
 namespace scalecast {
@@ -28,7 +29,7 @@ PlatformSpec full_mesh(int gpus) {
 }
 
 Operator op(const std::string& name, double gflops, double activation_mb, double parameter_mb, std::vector<int> inputs) {
-  return {name, "matmul", gflops * 1e9, activation_mb * 1e6, parameter_mb * 1e6, std::move(inputs)};
+  return testing::operator_of(name, "matmul", gflops * 1e9, activation_mb * 1e6, parameter_mb * 1e6, std::move(inputs));
 }
 
 ModelGraph model_of(std::vector<Operator> operators) {
