@@ -5,5 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./tools/install-deps.sh
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+launcher=()
+# ccache, when installed, makes rebuilds after a branch switch cheap; the build never needs it.
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
 cmake --build build -j"$jobs" "$@"

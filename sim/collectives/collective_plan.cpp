@@ -330,7 +330,7 @@ constexpr int kMaxDirectRanks = 2048;
 CollectivePlan plan_direct(const CollectiveRequest& request, const ClusterLayout& layout, const RouteLatency& route) {
   const int n = static_cast<int>(request.group.size());
   if (n > kMaxDirectRanks)
-    throw InputError("command line", "--algo",
+    throw RequestError("algorithm",
                      "direct needs n*(n-1) flows; it is limited to " + std::to_string(kMaxDirectRanks) +
                          " ranks, the group has " + std::to_string(n));
   CollectivePlan plan;

@@ -18,7 +18,7 @@ void write_file_atomically(const std::string& path, const std::string& content) 
 
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
   namespace fs = std::filesystem;
-  if (path.empty()) throw InputError("command line", "output path", "is empty");
+  if (path.empty()) throw RequestError("output", "the path is empty");
   if (fs::is_directory(path)) throw InputError(path, "", "is a directory, expected a file path");
   const std::string temporary = path + ".tmp." + std::to_string(::getpid());
   {

@@ -13,4 +13,7 @@ std::string format_message(const std::string& source, const std::string& field, 
 InputError::InputError(std::string source, std::string field, const std::string& problem)
     : std::runtime_error(format_message(source, field, problem)), source_(std::move(source)), field_(std::move(field)) {}
 
+RequestError::RequestError(std::string parameter, const std::string& problem)
+    : std::runtime_error(parameter + ": " + problem), parameter_(std::move(parameter)), problem_(problem) {}
+
 }  // namespace scalecast

@@ -20,4 +20,20 @@ class InputError : public std::runtime_error {
   std::string field_;
 };
 
+// A request the library cannot carry out as asked -- more GPUs than the platform holds, an
+// algorithm that does not apply to an operation -- as opposed to a file whose content is wrong.
+// The library names the parameter in its own terms ("gpus", "strategy", "algorithm"); the
+// command line maps it to the option the user typed (tools/scalecast/main.cpp), so library code
+// never names a command-line flag. Also exit code 2.
+class RequestError : public std::runtime_error {
+ public:
+  RequestError(std::string parameter, const std::string& problem);
+  const std::string& parameter() const { return parameter_; }
+  const std::string& problem() const { return problem_; }
+
+ private:
+  std::string parameter_;
+  std::string problem_;
+};
+
 }  // namespace scalecast

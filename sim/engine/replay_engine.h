@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "sim/collectives/collective_plan.h"
-#include "sim/engine/compute_cost.h"
+#include "sim/cost/compute_cost.h"
 #include "sim/platform/platform_spec.h"
 #include "sim/timeline/timeline.h"
 #include "sim/trace/execution_graph.h"

@@ -28,7 +28,7 @@ std::string gpu_model(const KinetoTrace& trace) {
 }  // namespace
 
 KinetoImport kineto_to_graph(std::vector<KinetoTrace> traces, const KinetoImportOptions& options) {
-  if (traces.empty()) throw InputError("command line", "FILES", "no trace files given");
+  if (traces.empty()) throw RequestError("traces", "no trace files given");
   KinetoImport out;
   // World size and each file's rank: from distributedInfo, else one rank per file in order.
   int world = -1;

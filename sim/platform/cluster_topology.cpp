@@ -82,17 +82,17 @@ bool append_nvlink_relay_path(const ClusterTopology::NodeLinks& links, int gpus,
 
 void ClusterTopology::check_gpu_count(const PlatformSpec& spec, int gpus) {
   const int per_node = spec.node.gpus;
-  if (gpus < 1) throw InputError("command line", "--gpus", "must be at least 1, got " + std::to_string(gpus));
+  if (gpus < 1) throw RequestError("gpus", "must be at least 1, got " + std::to_string(gpus));
   if (gpus > kMaxGpus)
-    throw InputError("command line", "--gpus",
+    throw RequestError("gpus",
                      std::to_string(gpus) + " is above the " + std::to_string(kMaxGpus) + " GPUs scalecast simulates");
   if (gpus > per_node && gpus % per_node != 0)
-    throw InputError("command line", "--gpus",
+    throw RequestError("gpus",
                      std::to_string(gpus) + " is above one node's " + std::to_string(per_node) +
                          " GPUs and not a multiple of it (platform '" + spec.name + "')");
   int nodes = std::max(1, gpus / per_node);
   if (spec.nodes > 0 && nodes > spec.nodes)
-    throw InputError("command line", "--gpus",
+    throw RequestError("gpus",
                      std::to_string(gpus) + " GPUs need " + std::to_string(nodes) + " nodes but platform '" +
                          spec.name + "' has " + std::to_string(spec.nodes));
   if (nodes > 1 && (spec.network.topology == NetworkSpec::Topology::none || spec.node.nics.empty()))

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "sim/core/input_error.h"
+#include "sim/core/preset_paths.h"
 #include "sim/core/yaml_input.h"
 #include "sim/core/quantity_parse.h"
 
@@ -425,23 +426,18 @@ PlatformSpec parse_platform_yaml(const std::string& yaml_text, const std::string
   }
 }
 
-std::string platform_presets_dir() {
-  const char* override_dir = std::getenv("SCALECAST_PLATFORMS_DIR");
-  if (override_dir && *override_dir) return override_dir;
-  return std::string(SCALECAST_SOURCE_DIR) + "/platforms";
-}
-
-std::vector<std::string> platform_presets() { return yaml_files_in(platform_presets_dir()); }
+std::vector<std::string> platform_presets() { return preset_names(PresetKind::platform); }
 
 PlatformSpec load_platform(const std::string& path_or_preset) {
   std::string path = path_or_preset;
   if (!looks_like_path(path_or_preset) && !std::filesystem::is_regular_file(path_or_preset)) {
-    path = platform_presets_dir() + "/" + path_or_preset + ".yaml";
-    if (!std::filesystem::is_regular_file(path)) {
-      std::vector<std::string> presets = platform_presets();
-      const std::string available = presets.empty() ? "none found in " + platform_presets_dir() : join_words(presets);
+    const auto preset = find_preset_file(PresetKind::platform, path_or_preset);
+    if (!preset) {
+      const std::vector<std::string> presets = platform_presets();
+      const std::string available = presets.empty() ? "none found" : join_words(presets);
       throw InputError(path_or_preset, "", "not a file and not a platform preset; available presets: " + available);
     }
+    path = *preset;
   }
   return parse_platform_yaml(read_text_file(path, "a platform YAML file"), path);
 }

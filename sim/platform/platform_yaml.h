@@ -11,16 +11,15 @@
 
 namespace scalecast {
 
-// `path_or_preset` is a YAML file, or the name of a preset: the file <name>.yaml in the presets
-// folder (platforms/ in the source tree, or $SCALECAST_PLATFORMS_DIR when set). A text with a
-// '/' or ending in .yaml/.yml is always taken as a path.
+// `path_or_preset` is a YAML file, or the name of a preset: the file <name>.yaml in the preset
+// folders (sim/core/preset_paths.h: $SCALECAST_PLATFORMS_DIR first when set, then platforms/ in
+// the source tree). A text with a '/' or ending in .yaml/.yml is always taken as a path.
 PlatformSpec load_platform(const std::string& path_or_preset);
 
 // Parses YAML text; `source` names it in error messages and is stored in PlatformSpec::source.
 PlatformSpec parse_platform_yaml(const std::string& yaml_text, const std::string& source);
 
-// The presets folder in use, and the preset names in it (sorted, without ".yaml").
-std::string platform_presets_dir();
+// The preset names over all preset folders (sorted, without ".yaml").
 std::vector<std::string> platform_presets();
 
 // "125TFLOPS", "15.7 TFLOP/s", "1.5e13": FLOP/s, or nullopt when the text is not a FLOP rate.

@@ -8,7 +8,7 @@ ExecutionGraph extrapolate_data_parallel(const ExecutionGraph& graph, int gpus) 
   const int traced = graph.world_size();
   if (gpus == traced) return graph;
   if (gpus < traced || gpus % traced != 0)
-    throw InputError("command line", "--gpus",
+    throw RequestError("gpus",
                      "DP extrapolation of a " + std::to_string(traced) + "-rank trace needs a multiple of " +
                          std::to_string(traced) + " GPUs, got " + std::to_string(gpus));
   const int replicas = gpus / traced;

@@ -40,7 +40,7 @@ Task priced_task(const StepTask& step_task) {
 void check_worker_size(const PlatformSpec& platform, int gpus_per_worker) {
   const int per_node = platform.node.gpus;
   if (gpus_per_worker < 1 || gpus_per_worker > per_node || per_node % gpus_per_worker != 0)
-    throw InputError("command line", "--strategy",
+    throw RequestError("strategy",
                      "hybrid:" + std::to_string(gpus_per_worker) + " needs M to divide the " + std::to_string(per_node) +
                          " GPUs of a " + platform.name + " node (" + platform.source + ": node.gpus), so that no worker spans two nodes");
 }
@@ -63,22 +63,6 @@ struct Transfer {
 };
 
 }  // namespace
-
-int parse_strategy(const std::string& text, const std::string& option) {
-  if (text == "dp") return 1;
-  if (text.rfind("hybrid:", 0) == 0) {
-    const std::string digits = text.substr(7);
-    if (!digits.empty() && digits.size() < 6 && std::all_of(digits.begin(), digits.end(), ::isdigit)) {
-      const int m = std::stoi(digits);
-      if (m >= 1) return m;
-    }
-  }
-  throw InputError("command line", option, "expected dp or hybrid:M with M >= 1, got '" + text + "'");
-}
-
-std::string strategy_name(int gpus_per_worker) {
-  return gpus_per_worker == 1 ? "dp" : "hybrid:" + std::to_string(gpus_per_worker);
-}
 
 WorkerPlan prepare_worker(const ModelGraph& model, const PlatformSpec& platform, const ComputeCostModel& cost,
                           const HybridOptions& options) {
@@ -136,7 +120,7 @@ void adopt_placement(WorkerPlan& plan, const Placement& placement) {
 ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int gpus, const HybridOptions& options) {
   const int m = plan.gpus_per_worker;
   if (gpus < m || gpus % m != 0)
-    throw InputError("command line", "--gpus",
+    throw RequestError("gpus",
                      std::to_string(gpus) + " GPUs cannot be split into workers of " + std::to_string(m) + " GPUs");
   const int workers = gpus / m;
   const Placement& placement = plan.placement;
@@ -145,7 +129,7 @@ ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int
   ExecutionGraph graph;
   graph.origin = "generated";
   graph.metadata["workload"] = model.name;
-  graph.metadata["strategy"] = strategy_name(m);
+  graph.metadata["strategy"] = StrategySpec{m}.name();
   graph.metadata["batch_per_worker"] = std::to_string(model.batch_per_gpu);
   graph.programs.resize(m);
   for (int r = 0; r < gpus; ++r) graph.program_of_rank.push_back(r % m);

@@ -8,9 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/engine/compute_cost.h"
+#include "sim/cost/compute_cost.h"
 #include "sim/platform/platform_spec.h"
 #include "sim/strategy/placement.h"
+#include "sim/strategy/strategy_spec.h"
 #include "sim/trace/execution_graph.h"
 #include "sim/workload/model_graph.h"
 #include "sim/workload/training_graph.h"
@@ -52,8 +53,5 @@ void adopt_placement(WorkerPlan& plan, const Placement& placement);
 // The N-rank execution graph: rank r is GPU r % M of worker r / M.
 ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int gpus, const HybridOptions& options);
 
-// "dp" -> 1, "hybrid:M" -> M; throws InputError naming `option` otherwise.
-int parse_strategy(const std::string& text, const std::string& option);
-std::string strategy_name(int gpus_per_worker);
 
 }  // namespace scalecast

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <limits>
-#include <stdexcept>
 #include <set>
 #include <utility>
+
+#include "sim/core/input_error.h"
 
 namespace scalecast {
 
@@ -38,71 +39,6 @@ std::pair<double, double> timeline_extent(const Timeline& timeline) {
       last_s = std::max(last_s, e.end_s);
     }
   return first_s <= last_s ? std::make_pair(first_s, last_s) : std::make_pair(0.0, 0.0);
-}
-
-// Numbered steps when there are any: events outside a step (step -1, such as setup) would
-// otherwise form a span overlapping all of them.
-std::vector<StepSpan> training_steps(const Timeline& timeline) {
-  std::vector<StepSpan> spans = step_spans(timeline);
-  const bool numbered = std::any_of(spans.begin(), spans.end(), [](const StepSpan& s) { return s.step >= 0; });
-  if (numbered) std::erase_if(spans, [](const StepSpan& s) { return s.step < 0; });
-  return spans;
-}
-
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-void add_step_times(TimelineSummary& summary) {
-  std::vector<double> durations_s;
-  for (const StepSpan& span : summary.steps) durations_s.push_back(span.end_s - span.start_s);
-  summary.step_time_s = median(durations_s);
-  double sum_s = 0;
-  for (double d : durations_s) sum_s += d;
-  summary.mean_step_time_s = durations_s.empty() ? 0 : sum_s / durations_s.size();
-}
-
-TimeBreakdown sum_over_steps(const RankClassTimeline& rank_class, const std::vector<StepSpan>& steps) {
-  TimeBreakdown sum;
-  for (const StepSpan& step : steps) {
-    const TimeBreakdown b = breakdown(rank_class, step.start_s, step.end_s);
-    sum.span_s += b.span_s;
-    sum.compute_s += b.compute_s;
-    sum.communication_s += b.communication_s;
-    sum.exposed_communication_s += b.exposed_communication_s;
-    sum.idle_s += b.idle_s;
-  }
-  return sum;
-}
-
-// Busy here leaves out the time a class waited in collectives for others to arrive: with a
-// straggler, every other class "communicates" while it waits, and the straggler, which sets
-// the step, is the one that waited least.
-void add_breakdown(const Timeline& timeline, const CollectiveWaits& waits, TimelineSummary& summary) {
-  if (summary.steps.empty()) return;
-  double most_busy_s = -1;
-  TimeBreakdown busiest;
-  double busiest_waiting_s = 0;
-  for (size_t c = 0; c < timeline.classes.size(); ++c) {
-    const TimeBreakdown sum = sum_over_steps(timeline.classes[c], summary.steps);
-    double waiting_s = 0;
-    for (const StepSpan& step : summary.steps)
-      waiting_s += exposed_waiting_s(timeline.classes[c], waits.waiting[c], step.start_s, step.end_s);
-    const double busy_s = sum.compute_s + sum.exposed_communication_s - waiting_s;
-    if (busy_s > most_busy_s) {  // strict: ties go to the first class, for a stable answer
-      most_busy_s = busy_s;
-      busiest = sum;
-      busiest_waiting_s = waiting_s;
-      summary.breakdown_class = static_cast<int>(c);
-    }
-  }
-  const double steps = static_cast<double>(summary.steps.size());
-  summary.per_step = {busiest.span_s / steps, busiest.compute_s / steps, busiest.communication_s / steps,
-                      busiest.exposed_communication_s / steps, busiest.idle_s / steps};
-  summary.per_step_waiting_s = busiest_waiting_s / steps;
 }
 
 std::string join(const std::set<std::string>& words) {
@@ -170,7 +106,7 @@ const StepSpan& critical_step_span(const std::vector<StepSpan>& steps, int wante
   }
   for (const StepSpan& span : steps)
     if (span.step == wanted) return span;
-  throw std::out_of_range("the timeline has no step " + std::to_string(wanted));
+  throw RequestError("step", "the timeline has no step " + std::to_string(wanted));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -273,18 +209,16 @@ TimelineSummary summarize_timeline(const Timeline& timeline, size_t top_operator
   summary.rank_classes = static_cast<int>(timeline.classes.size());
   const auto [first_s, last_s] = timeline_extent(timeline);
   summary.span_s = last_s - first_s;
-  summary.steps = training_steps(timeline);
-  add_step_times(summary);
   const CollectiveWaits waits = collective_waits(timeline);
-  add_breakdown(timeline, waits, summary);
+  summary.step = report_steps(timeline, waits);
   add_streams(timeline, summary);
   add_top_operators(timeline, top_operator_count, summary);
   summary.rank_utilisation = rank_utilisation(timeline, waits, first_s, last_s);
-  summary.step_breakdowns = step_breakdowns(timeline, waits, summary.steps);
-  if (!summary.steps.empty())
-    summary.critical_path = critical_path(timeline, critical_step_span(summary.steps, critical_step));
+  summary.step_breakdowns = step_breakdowns(timeline, waits, summary.step.steps);
+  if (!summary.step.steps.empty())
+    summary.critical_path = critical_path(timeline, critical_step_span(summary.step.steps, critical_step));
   else if (critical_step != kLongestStep)
-    throw std::out_of_range("the timeline has no steps");
+    throw RequestError("step", "the timeline has no steps");
   return summary;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/timeline/critical_path.h"
+#include "sim/timeline/step_report.h"
 #include "sim/timeline/timeline.h"
 #include "sim/timeline/utilisation.h"
 #include "sim/trace/execution_graph.h"
@@ -41,18 +42,7 @@ struct TimelineSummary {
   int rank_classes = 0;
   double span_s = 0;  // first event's start to last event's end
 
-  // Training steps. When no event has a step number the whole timeline is one step, numbered -1.
-  std::vector<StepSpan> steps;
-  double step_time_s = 0;  // median of the step spans
-  double mean_step_time_s = 0;
-
-  // Where a step's time went, as the mean over steps of breakdown() over each step's span, for
-  // the busiest rank class: the one with the most compute plus exposed communication, less the
-  // time it waited in collectives for other ranks (collective_waits.h); i.e. the least idle
-  // and least waiting, which is the class that sets the step time. -1 when there are no events.
-  int breakdown_class = -1;
-  TimeBreakdown per_step;
-  double per_step_waiting_s = 0;  // the part of per_step.exposed_communication_s spent waiting
+  StepReport step;  // steps, step time and where it went (step_report.h)
 
   std::vector<StreamUtilisation> streams;    // by class, then stream
   std::vector<OperatorTotal> top_operators;  // by total_s, largest first (ties by name)
@@ -66,7 +56,7 @@ struct TimelineSummary {
 constexpr int kLongestStep = -2;
 
 // `critical_step` names a step of the timeline (StepSpan::step), or kLongestStep (the longest
-// step; ties: the first). Throws std::out_of_range when the timeline has no such step.
+// step; ties: the first). Throws RequestError("step") when the timeline has no such step.
 TimelineSummary summarize_timeline(const Timeline& timeline, size_t top_operator_count = 10,
                                    int critical_step = kLongestStep);
 

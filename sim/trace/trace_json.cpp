@@ -620,7 +620,7 @@ void write_single_file(const ExecutionGraph& graph, std::ostream& out) {
 }
 
 void write_trace(const ExecutionGraph& graph, const std::string& path) {
-  if (path.empty()) throw InputError("command line", "output path", "is empty");
+  if (path.empty()) throw RequestError("output", "the path is empty");
   validate(graph, path);
   if (ends_with_json(path))
     write_file_atomically(path, [&](std::ostream& out) { write_single_file(graph, out); });

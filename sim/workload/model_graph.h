@@ -77,15 +77,14 @@ double gradient_bytes(const Operator& op, double batch);
 // Reads a workload YAML file, or a preset name (the file workloads/<name>.yaml). Throws
 // InputError naming the file and field on bad input (cycles, unknown inputs, negative costs).
 // A text with a '/' or ending in .yaml/.yml is a path; otherwise the preset workloads/<name>.yaml
-// (the folder is $SCALECAST_WORKLOADS_DIR when set, else workloads/ in the source tree).
+// (searched in $SCALECAST_WORKLOADS_DIR first when set, then workloads/ in the source tree).
 ModelGraph load_model_graph(const std::string& path_or_preset);
 
 // Parses YAML text; `source` names it in error messages and is stored in ModelGraph::source.
 ModelGraph parse_model_graph_yaml(const std::string& yaml_text, const std::string& source);
 
-// The presets folder in use and the preset names in it (sorted, without ".yaml"; files whose
-// name starts with "cost-model" are not workloads and are left out).
-std::string workload_presets_dir();
+// The preset names over all preset folders (sorted, without ".yaml"; files whose name starts
+// with "cost-model" are not workloads and are left out).
 std::vector<std::string> workload_presets();
 
 // Sums over operators, per sample (forward FLOPs) and in total (parameter bytes).

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "sim/core/input_error.h"
+#include "sim/core/preset_paths.h"
 #include "sim/core/yaml_input.h"
 #include "sim/workload/model_graph.h"
 
@@ -315,28 +316,20 @@ ModelGraph parse_model_graph_yaml(const std::string& yaml_text, const std::strin
   }
 }
 
-std::string workload_presets_dir() {
-  const char* override_dir = std::getenv("SCALECAST_WORKLOADS_DIR");
-  if (override_dir && *override_dir) return override_dir;
-  return std::string(SCALECAST_SOURCE_DIR) + "/workloads";
-}
-
-std::vector<std::string> workload_presets() {
-  std::vector<std::string> names;
-  for (const std::string& name : yaml_files_in(workload_presets_dir()))
-    if (name.rfind("cost-model", 0) != 0) names.push_back(name);
-  return names;
-}
+std::vector<std::string> workload_presets() { return preset_names(PresetKind::workload, "cost-model"); }
 
 ModelGraph load_model_graph(const std::string& path_or_preset) {
   std::string path = path_or_preset;
   if (!looks_like_path(path_or_preset) && !std::filesystem::is_regular_file(path_or_preset)) {
-    path = workload_presets_dir() + "/" + path_or_preset + ".yaml";
-    if (!std::filesystem::is_regular_file(path) || path_or_preset.rfind("cost-model", 0) == 0) {
+    const auto preset = path_or_preset.rfind("cost-model", 0) == 0
+                            ? std::nullopt
+                            : find_preset_file(PresetKind::workload, path_or_preset);
+    if (!preset) {
       const std::vector<std::string> presets = workload_presets();
-      const std::string available = presets.empty() ? "none found in " + workload_presets_dir() : join_words(presets);
+      const std::string available = presets.empty() ? "none found" : join_words(presets);
       throw InputError(path_or_preset, "", "not a file and not a workload preset; available presets: " + available);
     }
+    path = *preset;
   }
   return parse_model_graph_yaml(read_text_file(path, "a workload YAML file"), path);
 }

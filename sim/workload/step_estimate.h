@@ -4,7 +4,7 @@
 // (workloads/README.md "Cost model calibration").
 #pragma once
 
-#include "sim/engine/compute_cost.h"
+#include "sim/cost/compute_cost.h"
 #include "sim/platform/platform_spec.h"
 #include "sim/workload/model_graph.h"
 

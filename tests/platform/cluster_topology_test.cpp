@@ -92,8 +92,8 @@ TEST(ClusterTopology, RouteLatencyIsTheSumOfItsLinksLatencies) {
 
 TEST(ClusterTopology, GpuCountChecks) {
   auto spec = load_platform("dgx-a100");
-  EXPECT_THROW(ClusterTopology::check_gpu_count(spec, 12), InputError);
-  EXPECT_THROW(ClusterTopology::check_gpu_count(spec, 0), InputError);
+  EXPECT_THROW(ClusterTopology::check_gpu_count(spec, 12), RequestError);
+  EXPECT_THROW(ClusterTopology::check_gpu_count(spec, 0), RequestError);
   EXPECT_NO_THROW(ClusterTopology::check_gpu_count(spec, 2));
   EXPECT_NO_THROW(ClusterTopology::check_gpu_count(spec, 24));
 }

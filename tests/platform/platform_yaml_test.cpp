@@ -276,17 +276,17 @@ TEST_F(PlatformFiles, UnknownPresetListsTheAvailableOnes) {
   }
 }
 
-TEST_F(PlatformFiles, EnvironmentVariableOverridesThePresetsFolder) {
+TEST_F(PlatformFiles, EnvironmentVariableAddsAPresetsFolderSearchedFirst) {
   write("tiny.yaml", kBase);
+  write("dgx-a100.yaml", kBase);  // the user's file of a shipped name wins
   setenv("SCALECAST_PLATFORMS_DIR", dir_.c_str(), 1);
-  EXPECT_EQ(platform_presets(), std::vector<std::string>{"tiny"});
+  const std::vector<std::string> presets = platform_presets();
+  EXPECT_NE(std::find(presets.begin(), presets.end(), "tiny"), presets.end());
+  EXPECT_NE(std::find(presets.begin(), presets.end(), "dgx-h100"), presets.end());  // shipped presets stay
+  EXPECT_EQ(std::count(presets.begin(), presets.end(), "dgx-a100"), 1);
   EXPECT_EQ(load_platform("tiny").source, (dir_ / "tiny.yaml").string());
-  try {
-    load_platform("dgx-a100");  // not in the overriding folder
-    FAIL() << "no error";
-  } catch (const InputError& error) {
-    EXPECT_TRUE(contains(error.what(), "available presets: tiny")) << error.what();
-  }
+  EXPECT_EQ(load_platform("dgx-a100").source, (dir_ / "dgx-a100.yaml").string());
+  EXPECT_NE(load_platform("dgx-h100").source.find("/platforms/dgx-h100.yaml"), std::string::npos);
 }
 
 TEST_F(PlatformFiles, ErrorsInAFileNameTheFileAndTheField) {

@@ -38,8 +38,8 @@ TEST(DataParallel, PartialCommunicatorsRepeatPerReplica) {
 }
 
 TEST(DataParallel, GpuCountMustBeAMultipleOfTheTrace) {
-  EXPECT_THROW(extrapolate_data_parallel(two_rank_trace(), 3), InputError);
-  EXPECT_THROW(extrapolate_data_parallel(two_rank_trace(), 1), InputError);
+  EXPECT_THROW(extrapolate_data_parallel(two_rank_trace(), 3), RequestError);
+  EXPECT_THROW(extrapolate_data_parallel(two_rank_trace(), 1), RequestError);
 }
 
 }  // namespace

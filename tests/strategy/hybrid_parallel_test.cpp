@@ -96,8 +96,8 @@ TEST(HybridPlan, ChainStaysOnOneGpuWithoutTransfers) {
 }
 
 TEST(HybridPlan, WorkerSizeMustDivideTheNode) {
-  EXPECT_THROW(plan(two_branches(), full_mesh(4), 3), InputError);
-  EXPECT_THROW(plan(two_branches(), full_mesh(4), 8), InputError);
+  EXPECT_THROW(plan(two_branches(), full_mesh(4), 3), RequestError);
+  EXPECT_THROW(plan(two_branches(), full_mesh(4), 8), RequestError);
 }
 
 TEST(HybridPlan, ModelThatDoesNotFitIsRefused) {
@@ -138,7 +138,7 @@ TEST(HybridLowering, GradientsAreReducedAmongTheSameGpuOfEveryWorker) {
       EXPECT_EQ(c.groups, (std::vector<std::vector<int>>{{0, 1}, {2, 3}, {4, 5}}));
     }
   EXPECT_TRUE(activations);
-  EXPECT_THROW(lower_hybrid(model, p, 5, options_for(2)), InputError);
+  EXPECT_THROW(lower_hybrid(model, p, 5, options_for(2)), RequestError);
 }
 
 // The activation copies are flows between the two GPUs of a worker, on their NVLink: each takes
@@ -188,15 +188,6 @@ void expect_replay_matches_schedule(unsigned seed) {
 
 TEST(HybridReplay, MatchesScheduleOnRandomGraphSeed1) { expect_replay_matches_schedule(1); }
 TEST(HybridReplay, MatchesScheduleOnRandomGraphSeed2) { expect_replay_matches_schedule(2); }
-
-TEST(Strategy, ParsesDpAndHybrid) {
-  EXPECT_EQ(parse_strategy("dp", "--strategy"), 1);
-  EXPECT_EQ(parse_strategy("hybrid:4", "--strategy"), 4);
-  EXPECT_EQ(strategy_name(1), "dp");
-  EXPECT_EQ(strategy_name(8), "hybrid:8");
-  for (const char* bad : {"hybrid:", "hybrid:0", "hybrid:x", "mp", "hybrid:-2"})
-    EXPECT_THROW(parse_strategy(bad, "--strategy"), InputError) << bad;
-}
 
 }  // namespace
 }  // namespace scalecast

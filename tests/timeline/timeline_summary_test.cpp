@@ -24,22 +24,22 @@ TEST(TimelineSummary, StepsAndStepTime) {
   EXPECT_EQ(s.ranks, 4);
   EXPECT_EQ(s.rank_classes, 2);
   EXPECT_DOUBLE_EQ(s.span_s, 15.5);
-  ASSERT_EQ(s.steps.size(), 2u);
-  EXPECT_DOUBLE_EQ(s.steps[1].start_s, 8);
-  EXPECT_DOUBLE_EQ(s.steps[1].end_s, 15.5);
-  EXPECT_DOUBLE_EQ(s.step_time_s, 7.75);  // median of 8 and 7.5
-  EXPECT_DOUBLE_EQ(s.mean_step_time_s, 7.75);
+  ASSERT_EQ(s.step.steps.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.step.steps[1].start_s, 8);
+  EXPECT_DOUBLE_EQ(s.step.steps[1].end_s, 15.5);
+  EXPECT_DOUBLE_EQ(s.step.step_time_s, 7.75);  // median of 8 and 7.5
+  EXPECT_DOUBLE_EQ(s.step.mean_step_time_s, 7.75);
 }
 
 TEST(TimelineSummary, BreakdownOfTheBusiestClass) {
   // Class 0: step 0 compute [0,4]+[6,8] = 6, allreduce [3,6] exposed 4..6 = 2; step 1 compute
   // [8,12]+[14,15.5] = 5.5, allreduce [11,14] exposed 12..14 = 2. Busy 15.5 against class 1's 15.
   const TimelineSummary s = small_summary();
-  EXPECT_EQ(s.breakdown_class, 0);
-  EXPECT_DOUBLE_EQ(s.per_step.compute_s, 5.75);
-  EXPECT_DOUBLE_EQ(s.per_step.communication_s, 3);
-  EXPECT_DOUBLE_EQ(s.per_step.exposed_communication_s, 2);
-  EXPECT_DOUBLE_EQ(s.per_step.idle_s, 0);
+  EXPECT_EQ(s.step.breakdown_class, 0);
+  EXPECT_DOUBLE_EQ(s.step.per_step.compute_s, 5.75);
+  EXPECT_DOUBLE_EQ(s.step.per_step.communication_s, 3);
+  EXPECT_DOUBLE_EQ(s.step.per_step.exposed_communication_s, 2);
+  EXPECT_DOUBLE_EQ(s.step.per_step.idle_s, 0);
 }
 
 TEST(TimelineSummary, StreamUtilisation) {
@@ -81,10 +81,10 @@ Timeline one_class(std::vector<TimelineEvent> events) {
 TEST(TimelineSummary, UnnumberedTimelineIsOneStep) {
   const TimelineSummary s = summarize_timeline(one_class(
       {event(EventCategory::compute, 0, 1, 3, -1), event(EventCategory::communication, 1, 2, 6, -1)}));
-  ASSERT_EQ(s.steps.size(), 1u);
-  EXPECT_EQ(s.steps[0].step, -1);
-  EXPECT_DOUBLE_EQ(s.step_time_s, 5);
-  EXPECT_DOUBLE_EQ(s.per_step.exposed_communication_s, 3);
+  ASSERT_EQ(s.step.steps.size(), 1u);
+  EXPECT_EQ(s.step.steps[0].step, -1);
+  EXPECT_DOUBLE_EQ(s.step.step_time_s, 5);
+  EXPECT_DOUBLE_EQ(s.step.per_step.exposed_communication_s, 3);
 }
 
 TEST(TimelineSummary, EventsOutsideStepsDoNotMakeAStep) {
@@ -92,17 +92,17 @@ TEST(TimelineSummary, EventsOutsideStepsDoNotMakeAStep) {
                                                           event(EventCategory::compute, 0, 10, 12, 0),
                                                           event(EventCategory::compute, 0, 12, 13, 1),
                                                           event(EventCategory::compute, 0, 13, 16, 2)}));
-  ASSERT_EQ(s.steps.size(), 3u);
-  EXPECT_DOUBLE_EQ(s.step_time_s, 2);  // median of 2, 1, 3
-  EXPECT_DOUBLE_EQ(s.mean_step_time_s, 2);
+  ASSERT_EQ(s.step.steps.size(), 3u);
+  EXPECT_DOUBLE_EQ(s.step.step_time_s, 2);  // median of 2, 1, 3
+  EXPECT_DOUBLE_EQ(s.step.mean_step_time_s, 2);
   EXPECT_DOUBLE_EQ(s.span_s, 16);
 }
 
 TEST(TimelineSummary, EmptyTimeline) {
   const TimelineSummary s = summarize_timeline(one_class({}));
-  EXPECT_TRUE(s.steps.empty());
-  EXPECT_EQ(s.breakdown_class, -1);
-  EXPECT_DOUBLE_EQ(s.step_time_s, 0);
+  EXPECT_TRUE(s.step.steps.empty());
+  EXPECT_EQ(s.step.breakdown_class, -1);
+  EXPECT_DOUBLE_EQ(s.step.step_time_s, 0);
   EXPECT_TRUE(s.streams.empty());
 }
 

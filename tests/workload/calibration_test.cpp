@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include "sim/engine/cost_model_table.h"
+#include "sim/cost/cost_model_table.h"
 #include "sim/platform/platform_yaml.h"
 #include "sim/workload/step_estimate.h"
 

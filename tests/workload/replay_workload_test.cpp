@@ -3,7 +3,7 @@
 // calibrated with, and communication adds to it.
 #include <gtest/gtest.h>
 
-#include "sim/engine/cost_model_table.h"
+#include "sim/cost/cost_model_table.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/platform/platform_yaml.h"
 #include "sim/strategy/hybrid_parallel.h"

@@ -1,7 +1,5 @@
-// scalecast collective: an nccl-tests-style sweep of one collective over buffer sizes.
-// Sizes run one after another on one stream, so each has the network to itself; all sizes
-// share one simulation (SimGrid allows one per process). Reported as nccl-tests does:
-// algbw = bytes / time, busbw = algbw x the op's bus factor.
+// scalecast collective: an nccl-tests-style sweep of one collective over buffer sizes
+// (sim/report/collective_sweep.h); this file parses the options and prints.
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -9,13 +7,11 @@
 
 #include "sim/core/input_error.h"
 #include "sim/core/quantity_parse.h"
-#include "sim/engine/replay_engine.h"
-#include "sim/platform/cluster_topology.h"
 #include "sim/platform/platform_yaml.h"
+#include "sim/report/collective_sweep.h"
 #include "sim/timeline/timeline_json.h"
-#include "sim/workload/collective_workload.h"
 #include "tools/scalecast/cli_options.h"
-#include "tools/scalecast/replay_summary.h"
+#include "tools/scalecast/output_paths.h"
 
 namespace scalecast::cli {
 
@@ -41,39 +37,23 @@ int run_collective(const std::vector<std::string>& args) {
   ReplayOptions replay_options = collective_options(values);
   auto sizes = parse_bytes_list(values["bytes"].as<std::string>());
   if (!sizes || sizes->empty()) throw InputError("command line", "--bytes", "expected sizes such as 64MB, 1MB-1GB or 8,4096");
-  for (double s : *sizes)
-    if (s <= 0) throw InputError("command line", "--bytes", "sizes must be positive");
   const int gpus = values["gpus"].as<int>();
-  if (gpus < 2) throw InputError("command line", "--gpus", "a collective needs at least 2 GPUs");
   if (values.count("timeline")) check_output_path(values["timeline"].as<std::string>(), "--timeline");
   const PlatformSpec platform = load_platform(values["platform"].as<std::string>());
-  ClusterTopology::check_gpu_count(platform, gpus);
-
-  const ExecutionGraph graph = collective_sweep_graph(op, gpus, *sizes);
 
   const auto wall_start = std::chrono::steady_clock::now();
-  ReplayResult result = replay(graph, platform, replay_options);
+  const CollectiveSweep sweep = simulate_collective_sweep(platform, op, gpus, *sizes, replay_options);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  if (values.count("timeline")) write_timeline(result.timeline, values["timeline"].as<std::string>());
+  if (values.count("timeline")) write_timeline(sweep.replay.timeline, values["timeline"].as<std::string>());
 
   nlohmann::ordered_json out;
   out["platform"] = platform.name;
   out["op"] = to_string(op);
   out["gpus"] = gpus;
   out["rows"] = nlohmann::ordered_json::array();
-  const double bus_factor = bus_bandwidth_factor(op, gpus);
-  for (const CollectiveRecord& record : result.collectives) {
-    const double time_s = record.end_s - record.start_s;
-    const double algbw_GBps = record.bytes / time_s / 1e9;
-    nlohmann::ordered_json row;
-    row["bytes"] = record.bytes;
-    row["algorithm"] = to_string(record.algorithm);
-    row["time_s"] = time_s;
-    row["algbw_GBps"] = algbw_GBps;
-    row["busbw_GBps"] = algbw_GBps * bus_factor;
-    row["flows"] = record.flows;
-    out["rows"].push_back(row);
-  }
+  for (const CollectiveRow& row : sweep.rows)
+    out["rows"].push_back({{"bytes", row.bytes}, {"algorithm", to_string(row.algorithm)}, {"time_s", row.time_s},
+                           {"algbw_GBps", row.algbw_GBps}, {"busbw_GBps", row.busbw_GBps}, {"flows", row.flows}});
   out["sim_wall_s"] = wall_s;
   if (values["json"].as<bool>()) {
     std::cout << out.dump(2) << "\n";

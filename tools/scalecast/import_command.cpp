@@ -11,7 +11,7 @@
 #include "sim/trace/trace_json.h"
 #include "tools/scalecast/allocator_settings.h"
 #include "tools/scalecast/cli_options.h"
-#include "tools/scalecast/replay_summary.h"
+#include "tools/scalecast/output_paths.h"
 
 namespace scalecast::cli {
 

@@ -15,7 +15,7 @@
 #include "sim/timeline/timeline_svg.h"
 #include "sim/trace/trace_json.h"
 #include "tools/scalecast/cli_options.h"
-#include "tools/scalecast/replay_summary.h"  // check_output_path
+#include "tools/scalecast/output_paths.h"
 
 namespace scalecast::cli {
 
@@ -95,20 +95,20 @@ ordered_json timeline_report(const TimelineSummary& s) {
   out["platform"] = s.platform;
   out["ranks"] = s.ranks;
   out["rank_classes"] = s.rank_classes;
-  out["steps"] = s.steps.size();
-  out["step_time_s"] = s.step_time_s;
-  out["mean_step_time_s"] = s.mean_step_time_s;
+  out["steps"] = s.step.steps.size();
+  out["step_time_s"] = s.step.step_time_s;
+  out["mean_step_time_s"] = s.step.mean_step_time_s;
   out["span_s"] = s.span_s;
   ordered_json spans = ordered_json::array();
-  for (const StepSpan& span : s.steps)
+  for (const StepSpan& span : s.step.steps)
     spans.push_back({{"step", span.step}, {"start_s", span.start_s}, {"end_s", span.end_s}, {"time_s", span.end_s - span.start_s}});
   out["step_spans"] = std::move(spans);
-  out["breakdown_class"] = s.breakdown_class;
-  out["compute_s"] = s.per_step.compute_s;
-  out["comm_s"] = s.per_step.communication_s;
-  out["exposed_comm_s"] = s.per_step.exposed_communication_s;
-  out["idle_s"] = s.per_step.idle_s;
-  out["waiting_s"] = s.per_step_waiting_s;
+  out["breakdown_class"] = s.step.breakdown_class;
+  out["compute_s"] = s.step.per_step.compute_s;
+  out["comm_s"] = s.step.per_step.communication_s;
+  out["exposed_comm_s"] = s.step.per_step.exposed_communication_s;
+  out["idle_s"] = s.step.per_step.idle_s;
+  out["waiting_s"] = s.step.per_step_waiting_s;
   ordered_json streams = ordered_json::array();
   for (const StreamUtilisation& u : s.streams)
     streams.push_back({{"class", u.rank_class},
@@ -258,16 +258,16 @@ void print_timeline(const std::string& path, const TimelineSummary& s) {
   std::printf("timeline %s\n", path.c_str());
   std::printf("  platform          %s\n", s.platform.c_str());
   std::printf("  ranks             %d in %d rank class%s\n", s.ranks, s.rank_classes, s.rank_classes == 1 ? "" : "es");
-  std::printf("  steps             %zu, step time %s (median; mean %s)\n", s.steps.size(), format_time(s.step_time_s).c_str(),
-              format_time(s.mean_step_time_s).c_str());
-  if (s.breakdown_class >= 0) {
-    std::printf("\nper step, rank class %d (the busiest)\n", s.breakdown_class);
-    std::printf("  compute           %s\n", format_time(s.per_step.compute_s).c_str());
-    std::printf("  communication     %s\n", format_time(s.per_step.communication_s).c_str());
-    std::printf("  exposed comm      %s\n", format_time(s.per_step.exposed_communication_s).c_str());
-    if (s.per_step_waiting_s > 0)
-      std::printf("    of which waiting %s for other ranks to reach collectives\n", format_time(s.per_step_waiting_s).c_str());
-    std::printf("  idle              %s\n", format_time(s.per_step.idle_s).c_str());
+  std::printf("  steps             %zu, step time %s (median; mean %s)\n", s.step.steps.size(), format_time(s.step.step_time_s).c_str(),
+              format_time(s.step.mean_step_time_s).c_str());
+  if (s.step.breakdown_class >= 0) {
+    std::printf("\nper step, rank class %d (the busiest)\n", s.step.breakdown_class);
+    std::printf("  compute           %s\n", format_time(s.step.per_step.compute_s).c_str());
+    std::printf("  communication     %s\n", format_time(s.step.per_step.communication_s).c_str());
+    std::printf("  exposed comm      %s\n", format_time(s.step.per_step.exposed_communication_s).c_str());
+    if (s.step.per_step_waiting_s > 0)
+      std::printf("    of which waiting %s for other ranks to reach collectives\n", format_time(s.step.per_step_waiting_s).c_str());
+    std::printf("  idle              %s\n", format_time(s.step.per_step.idle_s).c_str());
   }
   print_step_breakdowns(s);
   print_rank_utilisation(s);
@@ -393,15 +393,15 @@ TimelineSvgOptions svg_options(const std::string& file, const TimelineSummary& s
   TimelineSvgOptions options;
   options.max_rows = max_rows;
   options.title = std::filesystem::path(file).filename().string() + ": " + s.platform + ", " + std::to_string(s.ranks) +
-                  " rank" + (s.ranks == 1 ? "" : "s") + ", " + std::to_string(s.steps.size()) + " step" +
-                  (s.steps.size() == 1 ? "" : "s") + ", step time " + format_time(s.step_time_s) + " (median)";
-  if (s.breakdown_class >= 0) {
-    const double step_s = s.per_step.span_s;
-    options.notes.push_back("per step, busiest rank class " + std::to_string(s.breakdown_class) + ": compute " +
-                            format_time(s.per_step.compute_s) + " (" + percent(s.per_step.compute_s, step_s, false) +
-                            "), exposed communication " + format_time(s.per_step.exposed_communication_s) + " (" +
-                            percent(s.per_step.exposed_communication_s, step_s, false) + "), idle " + format_time(s.per_step.idle_s) +
-                            "; communication in all " + format_time(s.per_step.communication_s));
+                  " rank" + (s.ranks == 1 ? "" : "s") + ", " + std::to_string(s.step.steps.size()) + " step" +
+                  (s.step.steps.size() == 1 ? "" : "s") + ", step time " + format_time(s.step.step_time_s) + " (median)";
+  if (s.step.breakdown_class >= 0) {
+    const double step_s = s.step.per_step.span_s;
+    options.notes.push_back("per step, busiest rank class " + std::to_string(s.step.breakdown_class) + ": compute " +
+                            format_time(s.step.per_step.compute_s) + " (" + percent(s.step.per_step.compute_s, step_s, false) +
+                            "), exposed communication " + format_time(s.step.per_step.exposed_communication_s) + " (" +
+                            percent(s.step.per_step.exposed_communication_s, step_s, false) + "), idle " + format_time(s.step.per_step.idle_s) +
+                            "; communication in all " + format_time(s.step.per_step.communication_s));
   }
   const CriticalPath& path = s.critical_path;
   if (!path.segments.empty()) {
@@ -467,12 +467,7 @@ int run_inspect(const std::vector<std::string>& args) {
   // exits 2 leaves no Chrome trace without its picture or the reverse.
   if (values.count("chrome")) check_output_path(values["chrome"].as<std::string>(), "--chrome");
   if (values.count("svg")) check_output_path(values["svg"].as<std::string>(), "--svg");
-  TimelineSummary summary;
-  try {
-    summary = summarize_timeline(timeline, static_cast<size_t>(top), step);
-  } catch (const std::out_of_range& error) {
-    throw InputError("command line", "--step", std::string(error.what()) + " (" + path + ")");
-  }
+  const TimelineSummary summary = summarize_timeline(timeline, static_cast<size_t>(top), step);
   if (values.count("chrome")) write_chrome_trace(timeline, values["chrome"].as<std::string>(), chrome);
   if (values.count("svg")) write_timeline_svg(timeline, values["svg"].as<std::string>(), svg_options(path, summary, svg_rows));
   if (json) {

@@ -14,5 +14,6 @@ int run_inspect(const std::vector<std::string>& args);
 int run_sweep(const std::vector<std::string>& args);
 int run_import(const std::vector<std::string>& args);
 int run_capture(const std::vector<std::string>& args);
+int run_validate(const std::vector<std::string>& args);
 
 }  // namespace scalecast::cli

@@ -2,7 +2,6 @@
 
 #include "sim/core/input_error.h"
 #include "sim/core/quantity_parse.h"
-#include "sim/engine/cost_model_table.h"
 
 namespace scalecast::cli {
 
@@ -25,9 +24,8 @@ ModelGraph load_workload(const po::variables_map& values) {
   return model;
 }
 
-HybridOptions hybrid_options(const po::variables_map& values, int gpus_per_worker) {
+HybridOptions hybrid_options(const po::variables_map& values) {
   HybridOptions options;
-  options.gpus_per_worker = gpus_per_worker;
   auto bucket = parse_bytes(values["bucket"].as<std::string>());
   if (!bucket || *bucket <= 0) throw InputError("command line", "--bucket", "expected a positive size such as 25MiB");
   options.bucket_bytes = *bucket;
@@ -36,10 +34,6 @@ HybridOptions hybrid_options(const po::variables_map& values, int gpus_per_worke
   if (!(limit_s >= 0)) throw InputError("command line", "--solver-time-limit", "must be >= 0 seconds");
   options.placement.solver_time_limit_s = limit_s;
   return options;
-}
-
-ComputeCostModel workload_cost_model(const ModelGraph& model, const PlatformSpec& platform) {
-  return compute_cost_model_for(load_cost_model_table(), platform.node.gpu, model.precision);
 }
 
 }  // namespace scalecast::cli

@@ -14,9 +14,7 @@ void add_workload_options(po::options_description& options);
 
 // The workload named by --workload, with --batch applied.
 ModelGraph load_workload(const po::variables_map& values);
-HybridOptions hybrid_options(const po::variables_map& values, int gpus_per_worker);
-// The per-kind cost model for the platform's GPU at the workload's precision
-// (workloads/cost-model.yaml).
-ComputeCostModel workload_cost_model(const ModelGraph& model, const PlatformSpec& platform);
+// Buckets, gradient scale and solver budget (the worker size comes from the strategy).
+HybridOptions hybrid_options(const po::variables_map& values);
 
 }  // namespace scalecast::cli

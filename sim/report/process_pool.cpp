@@ -1,4 +1,4 @@
-#include "tools/scalecast/process_pool.h"
+#include "sim/report/process_pool.h"
 
 #include <poll.h>
 #include <sys/wait.h>
@@ -13,7 +13,7 @@
 
 #include "sim/core/input_error.h"
 
-namespace scalecast::cli {
+namespace scalecast {
 
 namespace {
 
@@ -33,6 +33,9 @@ void write_all(int fd, const std::string& text) {
   try {
     text = job(index);
   } catch (const InputError& e) {
+    code = 2;
+    text = e.what();
+  } catch (const RequestError& e) {
     code = 2;
     text = e.what();
   } catch (const std::exception& e) {
@@ -120,4 +123,4 @@ void run_in_processes(int count, int parallel, const std::function<std::string(i
   }
 }
 
-}  // namespace scalecast::cli
+}  // namespace scalecast

@@ -1,10 +1,10 @@
-#include "tools/scalecast/sweep_result.h"
+#include "sim/report/sweep_summary.h"
 
 #include <cstdio>
 #include <map>
 #include <set>
 
-namespace scalecast::cli {
+namespace scalecast {
 
 namespace {
 
@@ -70,16 +70,34 @@ SweepRow row_from_json(const nlohmann::json& json) {
   return row;
 }
 
-SweepSummary summarize_sweep(const std::vector<SweepRow>& rows) {
+namespace {
+
+// Simplest first: DP, then hybrid workers by size.
+bool simpler(const SweepRow& a, const SweepRow& b) { return a.gpus_per_worker < b.gpus_per_worker; }
+
+// The fastest strategy at one scale, unless a simpler one is within `resolution` of it.
+SweepSummary::Best best_at_scale(int gpus, const std::map<std::string, const SweepRow*>& strategies, double resolution) {
+  const SweepRow* fastest = nullptr;
+  for (const auto& [name, row] : strategies)
+    if (!fastest || ranking_time_s(*row) < ranking_time_s(*fastest)) fastest = row;
+  const double limit_s = ranking_time_s(*fastest) * (1 + resolution);
+  const SweepRow* chosen = fastest;
+  for (const auto& [name, row] : strategies)
+    if (ranking_time_s(*row) <= limit_s && simpler(*row, *chosen)) chosen = row;
+  SweepSummary::Best best{gpus, chosen->strategy, ranking_time_s(*chosen), {}};
+  for (const auto& [name, row] : strategies)
+    if (row != chosen && ranking_time_s(*row) <= ranking_time_s(*chosen) * (1 + resolution)) best.tied_with.push_back(name);
+  return best;
+}
+
+}  // namespace
+
+SweepSummary summarize_sweep(const std::vector<SweepRow>& rows, double resolution) {
   SweepSummary summary;
+  summary.resolution = resolution;
   std::map<int, std::map<std::string, const SweepRow*>> by_gpus;
   for (const SweepRow& row : rows) by_gpus[row.gpus][row.strategy] = &row;
-  for (const auto& [gpus, strategies] : by_gpus) {
-    SweepSummary::Best best{gpus, "", 0};
-    for (const auto& [name, row] : strategies)
-      if (best.strategy.empty() || ranking_time_s(*row) < best.time_s) best = {gpus, name, ranking_time_s(*row)};
-    summary.best.push_back(best);
-  }
+  for (const auto& [gpus, strategies] : by_gpus) summary.best.push_back(best_at_scale(gpus, strategies, resolution));
   // Crossover: DP best at the start, and from some scale on a hybrid strategy best for good.
   const auto& best = summary.best;
   if (!best.empty() && best.front().strategy == "dp" && best.back().strategy != "dp") {
@@ -117,4 +135,17 @@ std::string sweep_csv(const std::vector<SweepRow>& rows, const SweepSummary& sum
   return csv;
 }
 
-}  // namespace scalecast::cli
+nlohmann::ordered_json summary_json(const SweepSummary& summary) {
+  nlohmann::ordered_json out;
+  out["best"] = nlohmann::ordered_json::array();
+  for (const auto& b : summary.best)
+    out["best"].push_back({{"gpus", b.gpus}, {"strategy", b.strategy}, {"tied_with", b.tied_with}});
+  out["crossover_gpus"] = summary.crossover_gpus ? nlohmann::ordered_json(*summary.crossover_gpus) : nullptr;
+  out["hybrid_speedup_at_largest"] =
+      summary.hybrid_speedup_at_largest ? nlohmann::ordered_json(*summary.hybrid_speedup_at_largest) : nullptr;
+  out["best_hybrid_at_largest"] = summary.best_hybrid_at_largest;
+  out["resolution"] = summary.resolution;
+  return out;
+}
+
+}  // namespace scalecast

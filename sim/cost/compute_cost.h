@@ -3,7 +3,7 @@
 // the roofline max(flops / (peak * eff_compute), bytes / (mem_bw * eff_memory)) + launch
 // overhead of DESIGN.md "Modelling", with efficiencies per operator kind (conv, matmul, lstm,
 // ...) when the model has them: workloads/cost-model.yaml holds them per GPU family and
-// precision (sim/engine/cost_model_table.h reads it; workloads/README.md cites the sources).
+// precision (sim/cost/cost_model_table.h reads it; workloads/README.md cites the sources).
 #pragma once
 
 #include <map>

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "tools/scalecast/sweep_result.h"
+#include "sim/report/sweep_summary.h"
 
-namespace scalecast::cli {
+namespace scalecast {
 
 std::string time_to_train_svg(const std::string& title, const std::vector<SweepRow>& rows, const SweepSummary& summary);
 std::string step_breakdown_svg(const std::string& title, const std::vector<SweepRow>& rows);
 
-}  // namespace scalecast::cli
+}  // namespace scalecast

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/engine/compute_cost.h"
+#include "sim/cost/compute_cost.h"
 #include "sim/platform/platform_spec.h"
 
 namespace scalecast {
@@ -25,7 +25,7 @@ struct CostModelTable {
 };
 
 // `path` empty: the default table, cost-model.yaml in the workloads folder
-// (workload_presets_dir(), so $SCALECAST_WORKLOADS_DIR overrides it as it does presets).
+// (the first workload preset folder that has one: sim/core/preset_paths.h).
 CostModelTable load_cost_model_table(const std::string& path = "");
 CostModelTable parse_cost_model_yaml(const std::string& yaml_text, const std::string& source);
 

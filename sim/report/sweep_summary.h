@@ -1,5 +1,10 @@
 // The result of a sweep: one row per (strategy, GPUs) point, the best strategy at each scale,
 // where hybrid overtakes DP, and how it is written (JSON, CSV).
+//
+// Strategies whose times differ by less than the summary's resolution are tied: the simulator
+// does not resolve such differences (a placement's solver time limit alone moves a hybrid step
+// by more), so a tie goes to the simplest strategy (DP, then the smallest worker) and a
+// crossover is reported only where hybrid wins by more than the resolution.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -7,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace scalecast::cli {
+namespace scalecast {
 
 struct SweepRow {
   int gpus = 0;
@@ -29,12 +34,17 @@ struct SweepRow {
 nlohmann::ordered_json to_json(const SweepRow& row);
 SweepRow row_from_json(const nlohmann::json& json);
 
+// Differences below this fraction of the faster time are ties (see above).
+inline constexpr double kDefaultSweepResolution = 0.01;
+
 struct SweepSummary {
   struct Best {
     int gpus = 0;
     std::string strategy;
     double time_s = 0;          // time to train, or step time when time to train is unknown
+    std::vector<std::string> tied_with;  // other strategies within the resolution of `strategy`
   };
+  double resolution = kDefaultSweepResolution;
   std::vector<Best> best;       // per GPU count, ascending
   // The smallest GPU count from which a hybrid strategy stays faster than DP to the end of the
   // sweep, when DP is best below it.
@@ -44,9 +54,11 @@ struct SweepSummary {
   std::string best_hybrid_at_largest;
 };
 
-// Rows sorted by strategy (in the order given) then GPUs.
-SweepSummary summarize_sweep(const std::vector<SweepRow>& rows);
+// Rows sorted by strategy (in the order given) then GPUs. `resolution` >= 0.
+SweepSummary summarize_sweep(const std::vector<SweepRow>& rows, double resolution = kDefaultSweepResolution);
 
 std::string sweep_csv(const std::vector<SweepRow>& rows, const SweepSummary& summary);
+// best (with ties), crossover_gpus, hybrid_speedup_at_largest, best_hybrid_at_largest, resolution.
+nlohmann::ordered_json summary_json(const SweepSummary& summary);
 
-}  // namespace scalecast::cli
+}  // namespace scalecast

@@ -1,9 +1,9 @@
-#include "sim/engine/cost_model_table.h"
+#include "sim/cost/cost_model_table.h"
 
 #include "sim/core/input_error.h"
 #include "sim/core/quantity_parse.h"
 #include "sim/core/yaml_input.h"
-#include "sim/workload/model_graph.h"
+#include "sim/core/preset_paths.h"
 
 namespace scalecast {
 
@@ -95,7 +95,9 @@ CostModelTable parse_cost_model_yaml(const std::string& yaml_text, const std::st
 }
 
 CostModelTable load_cost_model_table(const std::string& path) {
-  const std::string file = path.empty() ? workload_presets_dir() + "/cost-model.yaml" : path;
+  const std::string file = path.empty() ? find_preset_file(PresetKind::workload, "cost-model")
+                                                   .value_or(source_tree_path("workloads/cost-model.yaml"))
+                                       : path;
   return parse_cost_model_yaml(read_text_file(file, "a cost-model YAML file"), file);
 }
 

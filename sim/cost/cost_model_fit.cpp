@@ -1,4 +1,4 @@
-#include "sim/engine/cost_model_fit.h"
+#include "sim/cost/cost_model_fit.h"
 
 #include <algorithm>
 

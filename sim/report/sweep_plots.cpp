@@ -1,4 +1,4 @@
-#include "tools/scalecast/sweep_plots.h"
+#include "sim/report/sweep_plots.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <map>
 #include <sstream>
 
-namespace scalecast::cli {
+namespace scalecast {
 
 namespace {
 
@@ -238,4 +238,4 @@ std::string step_breakdown_svg(const std::string& title, const std::vector<Sweep
   return svg.str();
 }
 
-}  // namespace scalecast::cli
+}  // namespace scalecast

@@ -1,8 +1,8 @@
-#include "tools/scalecast/placement_report.h"
+#include "sim/report/placement_report.h"
 
 #include <cstdio>
 
-namespace scalecast::cli {
+namespace scalecast {
 
 nlohmann::ordered_json placement_json(const ModelGraph& model, const WorkerPlan& plan) {
   nlohmann::ordered_json out;
@@ -38,4 +38,4 @@ std::string placement_line(const WorkerPlan& plan) {
   return line;
 }
 
-}  // namespace scalecast::cli
+}  // namespace scalecast

@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "sim/engine/compute_cost.h"
+#include "sim/cost/compute_cost.h"
 #include "sim/platform/platform_spec.h"
 #include "sim/trace/execution_graph.h"
 

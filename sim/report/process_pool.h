@@ -7,17 +7,17 @@
 #include <functional>
 #include <string>
 
-namespace scalecast::cli {
+namespace scalecast {
 
 struct JobOutcome {
   int exit_code = 0;    // 0 done, 2 bad input, 1 failure (as the command's own exit codes)
   std::string output;   // what the job returned (exit 0) or its error message
 };
 
-// job(i) runs in a child process and returns its result as text; an InputError it throws
-// becomes exit 2 with the message, any other exception exit 1. on_done(i, outcome) runs in the
+// job(i) runs in a child process and returns its result as text; an InputError or RequestError
+// it throws becomes exit 2 with the message, any other exception exit 1. on_done(i, outcome) runs in the
 // parent as each job ends, in completion order.
 void run_in_processes(int count, int parallel, const std::function<std::string(int)>& job,
                       const std::function<void(int, const JobOutcome&)>& on_done);
 
-}  // namespace scalecast::cli
+}  // namespace scalecast

@@ -3,9 +3,9 @@
 #include <string>
 
 #include "sim/core/input_error.h"
-#include "sim/engine/compute_cost.h"
-#include "sim/engine/cost_model_fit.h"
-#include "sim/engine/cost_model_table.h"
+#include "sim/cost/compute_cost.h"
+#include "sim/cost/cost_model_fit.h"
+#include "sim/cost/cost_model_table.h"
 
 namespace scalecast {
 namespace {

@@ -1,4 +1,4 @@
-#include "sim/engine/compute_cost.h"
+#include "sim/cost/compute_cost.h"
 
 #include <algorithm>
 

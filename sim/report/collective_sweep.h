@@ -1,0 +1,34 @@
+// An nccl-tests-style run of one collective over buffer sizes, as `scalecast collective` and
+// the fidelity table's collective cases report it. Sizes run one after another on one stream,
+// so each has the network to itself; all sizes share one simulation (SimGrid allows one per
+// process). Reported as nccl-tests does: algbw = bytes / time, busbw = algbw x the op's bus
+// factor.
+#pragma once
+
+#include <vector>
+
+#include "sim/engine/replay_engine.h"
+#include "sim/platform/platform_spec.h"
+
+namespace scalecast {
+
+struct CollectiveRow {
+  double bytes = 0;  // per-rank buffer
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  double time_s = 0;
+  double algbw_GBps = 0;
+  double busbw_GBps = 0;
+  long flows = 0;
+};
+
+struct CollectiveSweep {
+  std::vector<CollectiveRow> rows;  // one per size, in the order given
+  ReplayResult replay;
+};
+
+// Throws RequestError("gpus") for fewer than 2 GPUs or more than the platform holds, and
+// RequestError("bytes") for a size that is not positive.
+CollectiveSweep simulate_collective_sweep(const PlatformSpec& platform, CollectiveOp op, int gpus,
+                                          const std::vector<double>& sizes_bytes, const ReplayOptions& options);
+
+}  // namespace scalecast

@@ -1,0 +1,68 @@
+#include "sim/report/point_report.h"
+
+#include <map>
+
+#include "sim/report/placement_report.h"
+
+namespace scalecast {
+
+nlohmann::ordered_json algorithm_counts(const ReplayResult& result) {
+  std::map<std::string, int> counts;
+  for (const auto& c : result.collectives)
+    if (!c.point_to_point) ++counts[to_string(c.algorithm)];
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [name, count] : counts) out[name] = count;
+  return out;
+}
+
+nlohmann::ordered_json point_json(const Scenario& scenario, const PointResult& point) {
+  const StepReport& step = point.step;
+  nlohmann::ordered_json out;
+  out["platform"] = scenario.platform.name;
+  out["source"] = scenario.source;
+  out["gpus"] = point.gpus;
+  out["strategy"] = point.strategy.name();
+  out["steps"] = step.steps.size();
+  out["step_time_s"] = step.step_time_s;
+  out["compute_s"] = step.per_step.compute_s;
+  out["exposed_comm_s"] = step.per_step.exposed_communication_s;
+  out["comm_s"] = step.per_step.communication_s;
+  out["idle_s"] = step.per_step.idle_s;
+  out["waiting_s"] = step.per_step_waiting_s;
+  out["breakdown_class"] = step.breakdown_class;
+  out["collectives"] = point.replay.collectives.size();
+  out["algorithms"] = algorithm_counts(point.replay);
+  out["flows"] = point.replay.flows;
+  out["rank_classes"] = point.replay.rank_classes;
+  if (point.training) {
+    out["global_batch"] = point.training->global_batch;
+    out["epochs"] = point.training->epochs;
+    out["time_to_train_s"] = point.training->time_to_train_s;
+  }
+  if (scenario.model) out["placement"] = placement_json(*scenario.model, scenario.plans.at(point.strategy));
+  return out;
+}
+
+SweepRow sweep_row(const Scenario& scenario, const PointResult& point) {
+  SweepRow row;
+  row.gpus = point.gpus;
+  row.gpus_per_worker = point.strategy.gpus_per_worker;
+  row.strategy = point.strategy.name();
+  row.workers = point.gpus / point.strategy.gpus_per_worker;
+  row.step_time_s = point.step.step_time_s;
+  row.compute_s = point.step.per_step.compute_s;
+  row.comm_s = point.step.per_step.communication_s;
+  row.exposed_comm_s = point.step.per_step.exposed_communication_s;
+  row.idle_s = point.step.per_step.idle_s;
+  row.flows = point.replay.flows;
+  if (scenario.model) row.mp_speedup = scenario.plans.at(point.strategy).mp_speedup();
+  if (point.training) {
+    row.global_batch = point.training->global_batch;
+    row.epochs = point.training->epochs;
+    row.time_to_train_s = point.training->time_to_train_s;
+  }
+  row.sim_wall_s = point.sim_wall_s;
+  return row;
+}
+
+}  // namespace scalecast

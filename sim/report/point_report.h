@@ -1,0 +1,19 @@
+// How one simulated point is reported: the fields of `simulate --json` and of a sweep's row.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "sim/report/scenario.h"
+#include "sim/report/sweep_summary.h"
+
+namespace scalecast {
+
+// {"ring": 3, "tree": 7}: the algorithms the point's collectives ran (send/recv left out).
+nlohmann::ordered_json algorithm_counts(const ReplayResult& result);
+
+// simulate's JSON object (DESIGN.md "Command-line contract"), without the wall time.
+nlohmann::ordered_json point_json(const Scenario& scenario, const PointResult& point);
+
+SweepRow sweep_row(const Scenario& scenario, const PointResult& point);
+
+}  // namespace scalecast

@@ -1,0 +1,90 @@
+#include "sim/report/scenario.h"
+
+#include <chrono>
+
+#include "sim/core/input_error.h"
+#include "sim/cost/cost_model_table.h"
+#include "sim/platform/cluster_topology.h"
+#include "sim/strategy/data_parallel.h"
+
+namespace scalecast {
+
+const ModelGraph* Scenario::statistics() const {
+  if (model) return &*model;
+  return trace_statistics ? &*trace_statistics : nullptr;
+}
+
+std::string Scenario::name() const { return model ? model->name : source; }
+
+Scenario workload_scenario(PlatformSpec platform, ModelGraph model, ReplayOptions replay, std::string source) {
+  Scenario scenario;
+  replay.compute = compute_cost_model_for(load_cost_model_table(), platform.node.gpu, model.precision);
+  scenario.platform = std::move(platform);
+  scenario.replay = std::move(replay);
+  scenario.model = std::move(model);
+  scenario.source = std::move(source);
+  return scenario;
+}
+
+Scenario trace_scenario(PlatformSpec platform, ExecutionGraph trace, ReplayOptions replay, std::string source,
+                        std::optional<ModelGraph> statistics) {
+  Scenario scenario;
+  scenario.platform = std::move(platform);
+  scenario.replay = std::move(replay);
+  scenario.trace = std::move(trace);
+  scenario.trace_statistics = std::move(statistics);
+  scenario.source = std::move(source);
+  return scenario;
+}
+
+void add_strategy(Scenario& scenario, const StrategySpec& strategy, HybridOptions options) {
+  if (!scenario.model) {
+    if (!strategy.is_data_parallel())
+      throw RequestError("strategy", strategy.name() +
+                                         " places a model's dataflow graph, which a trace does not have; "
+                                         "use a workload, or dp");
+    return;
+  }
+  options.gpus_per_worker = strategy.gpus_per_worker;
+  scenario.hybrid[strategy] = options;
+  scenario.plans.insert_or_assign(strategy,
+                                  prepare_worker(*scenario.model, scenario.platform, scenario.replay.compute, options));
+}
+
+void place_strategy(Scenario& scenario, const StrategySpec& strategy) {
+  if (!scenario.model) return;
+  WorkerPlan& plan = scenario.plans.at(strategy);
+  adopt_placement(plan, place_worker(plan, scenario.hybrid.at(strategy).placement, scenario.model->source));
+}
+
+void check_point(const Scenario& scenario, const StrategySpec& strategy, int gpus) {
+  ClusterTopology::check_gpu_count(scenario.platform, gpus);
+  const int m = strategy.gpus_per_worker;
+  if (gpus % m != 0)
+    throw RequestError("gpus", std::to_string(gpus) + " GPUs cannot be split into workers of " + std::to_string(m) +
+                                   " GPUs");
+}
+
+PointResult simulate_point(const Scenario& scenario, const StrategySpec& strategy, int gpus) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  check_point(scenario, strategy, gpus);
+  const ExecutionGraph graph =
+      scenario.model ? lower_hybrid(*scenario.model, scenario.plans.at(strategy), gpus, scenario.hybrid.at(strategy))
+                     : extrapolate_data_parallel(*scenario.trace, gpus);
+  PointResult result;
+  result.strategy = strategy;
+  result.gpus = gpus;
+  result.replay = replay(graph, scenario.platform, scenario.replay);
+  result.step = report_steps(result.replay.timeline);
+  if (const ModelGraph* statistics = scenario.statistics()) {
+    TrainingEstimate training;
+    training.global_batch = double(gpus / strategy.gpus_per_worker) * statistics->batch_per_gpu;
+    training.epochs = statistics->statistical_efficiency.epochs(training.global_batch);
+    training.time_to_train_s = time_to_train_s(*statistics, training.global_batch, result.step.step_time_s);
+    result.training = training;
+  }
+  result.sim_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return result;
+}
+
+}  // namespace scalecast

@@ -1,0 +1,78 @@
+// The point pipeline, one definition for every command: a scenario (platform, how compute and
+// collectives are modelled, and what runs) is prepared once; each point (strategy, GPU count)
+// is then lowered to an N-rank execution graph, replayed, and summarised as a step and, where
+// the workload's statistics are known, a time to train.
+//
+//   workload: operator graph -> each strategy's worker priced and placed -> lower_hybrid -> replay
+//   trace:    execution graph -> extrapolate_data_parallel (DP only)     -> replay
+//
+// `simulate` runs one point in its own process; `sweep` prepares the scenario, places the
+// workers (in child processes), then forks one process per point (SimGrid runs one simulation
+// per process).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "sim/engine/replay_engine.h"
+#include "sim/platform/platform_spec.h"
+#include "sim/strategy/hybrid_parallel.h"
+#include "sim/strategy/strategy_spec.h"
+#include "sim/timeline/step_report.h"
+#include "sim/trace/execution_graph.h"
+#include "sim/workload/model_graph.h"
+
+namespace scalecast {
+
+struct Scenario {
+  PlatformSpec platform;
+  ReplayOptions replay;
+  std::string source;                          // the workload or trace as the user named it
+  std::optional<ModelGraph> model;             // a workload's operator graph ...
+  std::optional<ExecutionGraph> trace;         // ... or a trace, replayed under DP
+  std::optional<ModelGraph> trace_statistics;  // a trace's batch, dataset and epochs(B), when given
+  std::map<StrategySpec, WorkerPlan> plans;    // workload only: each strategy's worker
+  std::map<StrategySpec, HybridOptions> hybrid;
+
+  // The workload whose batch, dataset and epochs(B) give time to train; nullptr when unknown.
+  const ModelGraph* statistics() const;
+  std::string name() const;  // the workload's name, or the trace's source
+};
+
+// A workload scenario: the compute cost model is the cost-model table's entry for the
+// platform's GPU at the workload's precision.
+Scenario workload_scenario(PlatformSpec platform, ModelGraph model, ReplayOptions replay, std::string source);
+Scenario trace_scenario(PlatformSpec platform, ExecutionGraph trace, ReplayOptions replay, std::string source,
+                        std::optional<ModelGraph> statistics = std::nullopt);
+
+// Prices a strategy's worker and states its placement problem (workload), or checks that the
+// strategy applies (a trace has no operator graph to place: DP only; RequestError("strategy")).
+void add_strategy(Scenario& scenario, const StrategySpec& strategy, HybridOptions options);
+// Places a prepared worker in this process (a sweep places in child processes and adopts).
+void place_strategy(Scenario& scenario, const StrategySpec& strategy);
+
+// Refuses a point the platform or the strategy cannot hold (RequestError("gpus")), before
+// anything expensive runs.
+void check_point(const Scenario& scenario, const StrategySpec& strategy, int gpus);
+
+struct TrainingEstimate {
+  double global_batch = 0;
+  double epochs = 0;
+  double time_to_train_s = 0;
+};
+
+struct PointResult {
+  StrategySpec strategy;
+  int gpus = 0;
+  ReplayResult replay;
+  StepReport step;
+  std::optional<TrainingEstimate> training;  // when the statistics are known
+  double sim_wall_s = 0;                     // lowering and replay
+};
+
+// One point: lowered, replayed and summarised. The strategy must have been added (and, for a
+// workload, placed).
+PointResult simulate_point(const Scenario& scenario, const StrategySpec& strategy, int gpus);
+
+}  // namespace scalecast

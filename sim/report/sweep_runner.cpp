@@ -1,0 +1,111 @@
+#include "sim/report/sweep_runner.h"
+
+#include <chrono>
+
+#include "sim/core/atomic_file.h"
+#include "sim/core/input_error.h"
+#include "sim/core/quantity_parse.h"
+#include "sim/report/placement_report.h"
+#include "sim/report/process_pool.h"
+#include "sim/report/sweep_plots.h"
+
+namespace scalecast {
+
+std::vector<SweepPoint> sweep_points(const std::vector<StrategySpec>& strategies, const std::vector<int>& gpu_counts,
+                                     const std::function<void(const std::string&)>& skipped) {
+  std::vector<SweepPoint> points;
+  for (const StrategySpec& strategy : strategies)
+    for (int gpus : gpu_counts) {
+      const int m = strategy.gpus_per_worker;
+      if (gpus < m || gpus % m != 0) {
+        skipped("skipping " + strategy.name() + " at " + std::to_string(gpus) + " GPUs (not a multiple of " +
+                std::to_string(m) + ")");
+        continue;
+      }
+      points.push_back({strategy, gpus});
+    }
+  return points;
+}
+
+nlohmann::json placement_to_json(const Placement& placement) {
+  return {{"gpu_of_group", placement.gpu_of_group}, {"task_order", placement.task_order}, {"method", placement.method},
+          {"proven_optimal", placement.proven_optimal}, {"solver_lower_bound_s", placement.solver_lower_bound_s}};
+}
+
+Placement placement_from_json(const nlohmann::json& json) {
+  Placement placement;
+  placement.gpu_of_group = json.at("gpu_of_group").get<std::vector<int>>();
+  placement.task_order = json.at("task_order").get<std::vector<std::vector<int>>>();
+  placement.method = json.at("method").get<std::string>();
+  placement.proven_optimal = json.at("proven_optimal").get<bool>();
+  placement.solver_lower_bound_s = json.at("solver_lower_bound_s").get<double>();
+  return placement;
+}
+
+nlohmann::json search_placements(const Scenario& scenario, const std::vector<StrategySpec>& strategies, int jobs,
+                                 const std::function<void(const std::string&)>& progress) {
+  nlohmann::json placements = nlohmann::json::object();
+  if (!scenario.model) return placements;
+  const auto start = std::chrono::steady_clock::now();
+  run_in_processes(
+      static_cast<int>(strategies.size()), jobs,
+      [&](int i) {
+        const WorkerPlan& plan = scenario.plans.at(strategies[i]);
+        return placement_to_json(place_worker(plan, scenario.hybrid.at(strategies[i]).placement, scenario.model->source))
+            .dump();
+      },
+      [&](int i, const JobOutcome& outcome) {
+        if (outcome.exit_code != 0) {
+          if (!placements.contains("error")) placements = {{"error", outcome.output}, {"exit_code", outcome.exit_code}};
+          return;
+        }
+        if (placements.contains("error")) return;
+        WorkerPlan plan = scenario.plans.at(strategies[i]);
+        adopt_placement(plan, placement_from_json(nlohmann::json::parse(outcome.output)));
+        placements[strategies[i].name()] = nlohmann::json::parse(outcome.output);
+        const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        progress("placed " + scenario.model->name + " for " + strategies[i].name() + ": " + placement_line(plan) + " (" +
+                 format_seconds(elapsed_s) + ")");
+      });
+  return placements;
+}
+
+void adopt_placements(Scenario& scenario, const std::vector<StrategySpec>& strategies, const nlohmann::json& placements) {
+  if (placements.contains("error")) {
+    const std::string message = placements["error"].get<std::string>();
+    if (placements["exit_code"].get<int>() == 2) throw InputError(scenario.source, "", message);
+    throw std::runtime_error(message);
+  }
+  if (!scenario.model) return;
+  for (const StrategySpec& strategy : strategies)
+    adopt_placement(scenario.plans.at(strategy), placement_from_json(placements.at(strategy.name())));
+}
+
+nlohmann::ordered_json sweep_json(const Scenario& scenario, const std::vector<SweepRow>& rows,
+                                  const SweepSummary& summary) {
+  nlohmann::ordered_json out;
+  out["platform"] = scenario.platform.name;
+  out["source"] = scenario.source;
+  const ModelGraph* statistics = scenario.statistics();
+  out["workload"] = statistics ? statistics->name : "";
+  out["rows"] = nlohmann::ordered_json::array();
+  for (const SweepRow& row : rows) out["rows"].push_back(to_json(row));
+  const nlohmann::ordered_json summary_fields = summary_json(summary);
+  for (const auto& [key, value] : summary_fields.items()) out[key] = value;
+  if (scenario.model) {
+    out["placements"] = nlohmann::ordered_json::object();
+    for (const auto& [strategy, plan] : scenario.plans) out["placements"][strategy.name()] = placement_json(*scenario.model, plan);
+  }
+  return out;
+}
+
+void write_sweep_folder(const std::filesystem::path& folder, const std::string& title, const std::vector<SweepRow>& rows,
+                        const SweepSummary& summary, const nlohmann::ordered_json& json) {
+  std::filesystem::create_directories(folder);
+  write_file_atomically((folder / "sweep.csv").string(), sweep_csv(rows, summary));
+  write_file_atomically((folder / "sweep.json").string(), json.dump(2) + "\n");
+  write_file_atomically((folder / "time_to_train.svg").string(), time_to_train_svg(title, rows, summary));
+  write_file_atomically((folder / "step_breakdown.svg").string(), step_breakdown_svg(title, rows));
+}
+
+}  // namespace scalecast

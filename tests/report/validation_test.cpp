@@ -1,0 +1,94 @@
+#include "sim/report/validation.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/core/input_error.h"
+
+namespace scalecast {
+namespace {
+
+const char* kTwoCases = R"(cases:
+  - {name: a, kind: collective_busbw, platform: dgx-a100, gpus: 8, bytes: 1GiB, measured: 200, source: "x"}
+  - {name: b, kind: trace_replay, trace: t.json, platform: dgx-a100, measured: 0.1, tolerance: 0.1,
+     known_gap: "not modelled yet", accepted_error: 0.5, source: "y"}
+)";
+
+TEST(ValidationCases, ReadsCommonFieldsAndTheKindsParameters) {
+  const auto cases = parse_validation_cases(kTwoCases, "cases.yaml");
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[0].kind, "collective_busbw");
+  EXPECT_DOUBLE_EQ(cases[0].tolerance, 0.05);  // the default
+  EXPECT_DOUBLE_EQ(cases[0].bytes("bytes"), 1024.0 * 1024 * 1024);
+  EXPECT_EQ(cases[0].integer("gpus"), 8);
+  EXPECT_EQ(cases[1].known_gap, "not modelled yet");
+  EXPECT_DOUBLE_EQ(*cases[1].accepted_error, 0.5);
+  EXPECT_FALSE(cases[1].optional_text("gpus"));
+}
+
+void expect_error(const std::string& yaml, const std::string& field, const std::string& words) {
+  try {
+    parse_validation_cases(yaml, "cases.yaml");
+    ADD_FAILURE() << "accepted:\n" << yaml;
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.source(), "cases.yaml");
+    EXPECT_EQ(error.field(), field) << error.what();
+    EXPECT_NE(std::string(error.what()).find(words), std::string::npos) << error.what();
+  }
+}
+
+TEST(ValidationCases, BadEntriesNameTheFieldAndWhatWasExpected) {
+  expect_error("cases:\n  - {name: a, kind: nope, measured: 1, source: s}\n", "cases[0].kind", "unknown kind");
+  expect_error("cases:\n  - {name: a, kind: collective_busbw, platform: p, gpus: 8, bytes: 1MB, source: s}\n",
+               "cases[0].measured", "missing");
+  expect_error("cases:\n  - {name: a, kind: collective_busbw, platform: p, gpus: 8, bytes: 1MB, measured: 1, source: s, "
+               "speed: 3}\n",
+               "cases[0].speed", "unknown field");
+  expect_error("cases:\n  - {name: a, kind: collective_busbw, platform: p, gpus: 8, bytes: 1MB, measured: 1, source: s, "
+               "known_gap: why}\n",
+               "cases[0]", "go together");
+  expect_error("cases:\n  - {name: a, kind: collective_busbw, platform: p, gpus: 8, bytes: 1MB, measured: -1, source: s}\n",
+               "cases[0].measured", "positive");
+  expect_error(std::string(kTwoCases) + "  - {name: a, kind: collective_busbw, platform: p, gpus: 8, bytes: 1MB, "
+                                        "measured: 1, source: s}\n",
+               "cases[2]", "exists already");
+}
+
+TEST(ValidationCases, MalformedParametersAreInputErrorsAtUse) {
+  const auto cases = parse_validation_cases(
+      "cases:\n  - {name: a, kind: collective_busbw, platform: p, gpus: eight, bytes: lots, measured: 1, source: s}\n",
+      "cases.yaml");
+  EXPECT_THROW(cases[0].integer("gpus"), InputError);
+  EXPECT_THROW(cases[0].bytes("bytes"), InputError);
+}
+
+TEST(ValidationJudge, ErrorIsRelativeAndGapsAreAcceptedOnlyUpToTheirBound) {
+  auto cases = parse_validation_cases(kTwoCases, "cases.yaml");
+  const ValidationResult a = judge(cases[0], 210);
+  EXPECT_DOUBLE_EQ(a.error, 0.05);
+  EXPECT_TRUE(a.within_tolerance);
+  EXPECT_FALSE(judge(cases[0], 211).within_accepted);
+  const ValidationResult b = judge(cases[1], 0.14);  // 40% off: outside 10%, inside the gap's 50%
+  EXPECT_FALSE(b.within_tolerance);
+  EXPECT_TRUE(b.within_accepted);
+  EXPECT_FALSE(judge(cases[1], 0.16).within_accepted);
+}
+
+TEST(ValidationSummary, MeanAndMaxOfAbsoluteErrors) {
+  auto cases = parse_validation_cases(kTwoCases, "cases.yaml");
+  const std::vector<ValidationResult> results = {judge(cases[0], 190), judge(cases[1], 0.13)};
+  const ValidationSummary s = summarize_validation(cases, results);
+  EXPECT_EQ(s.cases, 2);
+  EXPECT_EQ(s.within_tolerance, 1);
+  EXPECT_NEAR(s.mean_abs_error, (0.05 + 0.3) / 2, 1e-12);
+  EXPECT_NEAR(s.max_abs_error, 0.3, 1e-12);
+  EXPECT_EQ(s.worst_case, "b");
+}
+
+TEST(ValidationCases, TheProjectsOwnTableLoads) {
+  const auto cases = load_validation_cases();
+  EXPECT_GE(cases.size(), 10u);
+  for (const auto& c : cases) EXPECT_FALSE(c.source.empty()) << c.name;
+}
+
+}  // namespace
+}  // namespace scalecast

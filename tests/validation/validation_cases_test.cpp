@@ -1,0 +1,35 @@
+// Every case of the fidelity table is a test: it fails when the prediction leaves the case's
+// tolerance (or a known gap's accepted error). Each test runs in its own process (SimGrid).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/report/validation.h"
+
+namespace scalecast {
+namespace {
+
+std::vector<ValidationCase> all_cases() { return load_validation_cases(); }
+
+class FidelityTable : public ::testing::TestWithParam<ValidationCase> {};
+
+TEST_P(FidelityTable, PredictionWithinTolerance) {
+  const ValidationCase& c = GetParam();
+  const ValidationResult result = judge(c, validation_kind(c.kind).simulate(c));
+  const double allowed = c.known_gap.empty() ? c.tolerance : *c.accepted_error;
+  EXPECT_LE(std::abs(result.error), allowed)
+      << c.name << ": measured " << c.measured << ", simulated " << result.simulated << " ("
+      << validation_kind(c.kind).unit << "), error " << result.error * 100 << "%"
+      << (c.known_gap.empty() ? "" : "; known gap: " + c.known_gap);
+}
+
+std::string test_name(const ::testing::TestParamInfo<ValidationCase>& info) {
+  std::string name;
+  for (char ch : info.param.name) name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, FidelityTable, ::testing::ValuesIn(all_cases()), test_name);
+
+}  // namespace
+}  // namespace scalecast
