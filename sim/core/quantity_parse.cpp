@@ -48,6 +48,12 @@ std::optional<double> parse_bytes(const std::string& text) {
   return scaled(text, units);
 }
 
+std::optional<double> parse_bytes_with_unit(const std::string& text) {
+  const std::string trimmed = trim(text);
+  if (trimmed.empty() || !std::isalpha(static_cast<unsigned char>(trimmed.back()))) return std::nullopt;
+  return parse_bytes(trimmed);
+}
+
 std::optional<double> parse_bandwidth_Bps(const std::string& text) {
   static const std::map<std::string, double> units = {
       {"B/s", 1},     {"KB/s", 1e3},  {"MB/s", 1e6},  {"GB/s", 1e9},  {"TB/s", 1e12}, {"GBps", 1e9},

@@ -11,6 +11,9 @@
 namespace scalecast {
 
 std::optional<double> parse_bytes(const std::string& text);
+// The same, but a bare number is refused: where a size would otherwise silently mean bytes
+// (`--bucket 25` for 25 MiB), the unit must be written.
+std::optional<double> parse_bytes_with_unit(const std::string& text);
 std::optional<double> parse_bandwidth_Bps(const std::string& text);
 std::optional<double> parse_seconds(const std::string& text);
 

@@ -39,6 +39,7 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const PointResult& p
     out["epochs"] = point.training->epochs;
     out["time_to_train_s"] = point.training->time_to_train_s;
   }
+  out["warnings"] = point.warnings;
   if (scenario.model) out["placement"] = placement_json(*scenario.model, scenario.plans.at(point.strategy));
   return out;
 }
@@ -62,6 +63,7 @@ SweepRow sweep_row(const Scenario& scenario, const PointResult& point) {
     row.time_to_train_s = point.training->time_to_train_s;
   }
   row.sim_wall_s = point.sim_wall_s;
+  row.warnings = point.warnings;
   return row;
 }
 

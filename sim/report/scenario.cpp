@@ -1,6 +1,7 @@
 #include "sim/report/scenario.h"
 
 #include <chrono>
+#include <set>
 
 #include "sim/core/input_error.h"
 #include "sim/cost/cost_model_table.h"
@@ -65,6 +66,33 @@ void check_point(const Scenario& scenario, const StrategySpec& strategy, int gpu
                                    " GPUs");
 }
 
+namespace {
+
+// A worker whose placement leaves some of its GPUs without an operator: they idle all step,
+// which the step's breakdown (of the busiest rank) does not show.
+std::optional<std::string> idle_gpu_warning(const Scenario& scenario, const StrategySpec& strategy, int gpus) {
+  if (!scenario.model || strategy.is_data_parallel()) return std::nullopt;
+  const std::vector<int>& gpu_of_group = scenario.plans.at(strategy).placement.gpu_of_group;
+  const int used = static_cast<int>(std::set<int>(gpu_of_group.begin(), gpu_of_group.end()).size());
+  const int m = strategy.gpus_per_worker;
+  if (used >= m) return std::nullopt;
+  const long idle = static_cast<long>(gpus / m) * (m - used);
+  return strategy.name() + " places " + scenario.model->name + " on " + std::to_string(used) + " of each worker's " +
+         std::to_string(m) + " GPUs: " + std::to_string(idle) + " of the " + std::to_string(gpus) +
+         " GPUs hold no operator and idle all step";
+}
+
+std::vector<std::string> point_warnings(const Scenario& scenario, const PointResult& point) {
+  std::vector<std::string> warnings;
+  if (auto idle = idle_gpu_warning(scenario, point.strategy, point.gpus)) warnings.push_back(*idle);
+  if (point.training)
+    if (auto batch = scenario.statistics()->statistical_efficiency.extrapolation_warning(point.training->global_batch))
+      warnings.push_back(*batch);
+  return warnings;
+}
+
+}  // namespace
+
 PointResult simulate_point(const Scenario& scenario, const StrategySpec& strategy, int gpus) {
   const auto wall_start = std::chrono::steady_clock::now();
   check_point(scenario, strategy, gpus);
@@ -83,6 +111,7 @@ PointResult simulate_point(const Scenario& scenario, const StrategySpec& strateg
     training.time_to_train_s = time_to_train_s(*statistics, training.global_batch, result.step.step_time_s);
     result.training = training;
   }
+  result.warnings = point_warnings(scenario, result);
   result.sim_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;
 }

@@ -69,6 +69,8 @@ struct PointResult {
   StepReport step;
   std::optional<TrainingEstimate> training;  // when the statistics are known
   double sim_wall_s = 0;                     // lowering and replay
+  // Where the result leaves the ground the model stands on (point_warnings in scenario.cpp).
+  std::vector<std::string> warnings;
 };
 
 // One point: lowered, replayed and summarised. The strategy must have been added (and, for a

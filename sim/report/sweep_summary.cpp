@@ -47,6 +47,7 @@ nlohmann::ordered_json to_json(const SweepRow& row) {
   out["time_to_train_s"] = optional_number(row.time_to_train_s);
   out["flows"] = row.flows;
   out["sim_wall_s"] = row.sim_wall_s;
+  out["warnings"] = row.warnings;
   return out;
 }
 
@@ -67,6 +68,7 @@ SweepRow row_from_json(const nlohmann::json& json) {
   row.time_to_train_s = read_optional(json, "time_to_train_s");
   row.flows = json.at("flows").get<long>();
   row.sim_wall_s = json.at("sim_wall_s").get<double>();
+  if (json.contains("warnings")) row.warnings = json.at("warnings").get<std::vector<std::string>>();
   return row;
 }
 

@@ -29,6 +29,7 @@ struct SweepRow {
   std::optional<double> global_batch, epochs, time_to_train_s;
   long flows = 0;
   double sim_wall_s = 0;
+  std::vector<std::string> warnings;  // where the point leaves the model's ground (PointResult)
 };
 
 nlohmann::ordered_json to_json(const SweepRow& row);

@@ -3,6 +3,7 @@
 // dataset, and the statistical efficiency that turns a global batch into epochs to target.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,6 +51,11 @@ struct StatisticalEfficiency {
   // extended (clamped to >= 0 on the right, so epochs never fall as B grows, and to 0 on the
   // left: below the smallest measured batch, epochs stay at the first point's value).
   double epochs(double global_batch) const;
+  // Why epochs(B) leaves the measured ground at this batch, or nothing: beyond twice the
+  // largest measured batch of a table (the trend is extrapolated), or beyond 10x the critical
+  // batch of the model (each sample is then worth a tenth of a small-batch one: 11x the epochs
+  // of small-batch training, and time to train no longer improves with scale).
+  std::optional<std::string> extrapolation_warning(double global_batch) const;
   std::string source;  // where the numbers come from (free text, shown in reports)
 };
 

@@ -2,6 +2,8 @@
 // the time-to-train it implies.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <stdexcept>
 
 #include "sim/workload/model_graph.h"
@@ -30,6 +32,24 @@ double StatisticalEfficiency::epochs(double global_batch) const {
   if (global_batch > measured.back().first)
     return std::exp(log_e1 + std::max(slope, 0.0) * (std::log(global_batch) - log_b1));
   return std::exp(log_e0 + slope * (std::log(global_batch) - log_b0));
+}
+
+std::optional<std::string> StatisticalEfficiency::extrapolation_warning(double global_batch) const {
+  auto number = [](double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f", value);
+    return std::string(text);
+  };
+  if (!measured.empty()) {
+    const double largest = measured.back().first;
+    if (global_batch <= 2 * largest) return std::nullopt;
+    return "global batch " + number(global_batch) + " is beyond twice the largest measured batch (" + number(largest) +
+           "): its epochs to target (" + number(epochs(global_batch)) + ") are extrapolated";
+  }
+  if (global_batch <= 10 * critical_batch) return std::nullopt;
+  return "global batch " + number(global_batch) + " is more than 10x the critical batch (" + number(critical_batch) +
+         "): it needs " + number(epochs(global_batch)) + " epochs, " + number(epochs(global_batch) / min_epochs) +
+         "x small-batch training's, so time to train no longer improves with scale";
 }
 
 double time_to_train_s(const ModelGraph& model, double global_batch, double step_time_s) {

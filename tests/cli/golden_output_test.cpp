@@ -1,46 +1,44 @@
-// Golden outputs: each subcommand's JSON for a fixed input, compared byte for byte (wall-clock
-// fields removed), so that any user-visible change shows up as a diff. To accept a change on
-// purpose: SCALECAST_UPDATE_GOLDEN=1 ctest -R Golden, then review `git diff tests/golden`.
+// Golden outputs (tests/golden/*.tesh, format in tests/support/golden_tesh.h): each file's
+// command runs as a user would run it, and its output, as the model resolves it, must be the
+// file's. Any user-visible change shows up as a diff. To accept a change on purpose:
+//   SCALECAST_UPDATE_GOLDEN=1 ctest --test-dir build -R Golden && git diff tests/golden
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <nlohmann/json.hpp>
+#include <filesystem>
 
 #include "tests/support/cli_runner.h"
+#include "tests/support/golden_tesh.h"
 
 namespace scalecast {
 namespace {
 
-void expect_golden(const std::string& arguments, const std::string& golden_name) {
-  auto result = testing::run_scalecast(arguments);
+const std::string kSource = SCALECAST_SOURCE_DIR;
+
+class Golden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Golden, OutputAsRecorded) {
+  testing::TeshFile file = testing::read_tesh(GetParam());
+  ASSERT_FALSE(file.command.empty()) << GetParam() << ": no '$ scalecast ...' line";
+  std::string command = file.command;
+  for (size_t at; (at = command.find("${SOURCE}")) != std::string::npos;) command.replace(at, 9, kSource);
+  const auto result = testing::run_scalecast(command);
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  auto json = nlohmann::ordered_json::parse(result.out);
-  json.erase("sim_wall_s");
-  json.erase("source");  // a path: differs between checkouts
-  const std::string actual = json.dump(2) + "\n";
-  const std::string path = std::string(SCALECAST_SOURCE_DIR) + "/tests/golden/" + golden_name;
-  if (std::getenv("SCALECAST_UPDATE_GOLDEN")) std::ofstream(path) << actual;
-  EXPECT_EQ(actual, testing::read_text(path)) << "golden file " << path << " differs";
+  const std::string actual = testing::canonical_output(result.out, kSource);
+  if (std::getenv("SCALECAST_UPDATE_GOLDEN")) {
+    file.expected = actual;
+    testing::write_tesh(file);
+  }
+  EXPECT_EQ(actual, file.expected) << GetParam() << " differs";
 }
 
-TEST(Golden, CollectiveAllreduceOnDgxA100) {
-  expect_golden("collective --json --platform dgx-a100 --gpus 16 --bytes 1MB,64MB,1GiB", "collective-allreduce-dgx-a100-16.json");
+std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name;
+  for (char c : std::filesystem::path(info.param).stem().string()) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name;
 }
 
-TEST(Golden, CollectiveAllgatherOnDgx1) {
-  expect_golden("collective --json --platform dgx1-v100 --op allgather --gpus 8 --bytes 8MB,256MB --algo ring",
-                "collective-allgather-dgx1-8.json");
-}
-
-TEST(Golden, SimulateResnet50OnDgxA100) {
-  expect_golden("simulate --json --platform dgx-a100 --workload resnet50 --gpus 32", "simulate-resnet50-dgx-a100-32.json");
-}
-
-TEST(Golden, SimulateSampleTrace) {
-  expect_golden("simulate --json --platform dgx1-v100 --trace " SCALECAST_SOURCE_DIR "/traces/sample-2rank-dp.json --gpus 16",
-                "simulate-sample-trace-dgx1-16.json");
-}
+INSTANTIATE_TEST_SUITE_P(Tesh, Golden, ::testing::ValuesIn(testing::tesh_files(kSource + "/tests/golden")), test_name);
 
 }  // namespace
 }  // namespace scalecast

@@ -1,7 +1,8 @@
 # Extra build rules for tests/gpu_trace/ (included by tests/CMakeLists.txt after it made
-# gpu_trace_tests): the capture's own libraries, the fake NCCL and the job that uses it, the NCCL
-# interposer's test executable, and the tests that need a GPU (label `gpu`).
-target_link_libraries(gpu_trace_tests PRIVATE scalecast_capture_launcher)
+# gpu_trace_tests and gpu_trace_cli_tests): the capture's own libraries, the fake NCCL and the
+# job that uses it, the NCCL interposer's test executable, and the tests that need a GPU (label
+# `gpu`).
+set(gpu_trace_test_targets gpu_trace_tests gpu_trace_cli_tests)
 add_library(fake_nccl SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_nccl/fake_nccl.cpp)
 target_include_directories(fake_nccl PRIVATE ${PROJECT_SOURCE_DIR})
 add_executable(fake_nccl_job ${CMAKE_CURRENT_LIST_DIR}/fake_nccl/fake_nccl_job.cpp)
@@ -12,19 +13,24 @@ target_include_directories(fake_nccl_plugin PRIVATE ${PROJECT_SOURCE_DIR})
 target_link_libraries(fake_nccl_plugin PRIVATE fake_nccl)
 add_executable(fake_nccl_plugin_job ${CMAKE_CURRENT_LIST_DIR}/fake_nccl/fake_nccl_plugin_job.cpp)
 target_link_libraries(fake_nccl_plugin_job PRIVATE ${CMAKE_DL_LIBS})
-target_compile_definitions(gpu_trace_tests PRIVATE
-  FAKE_NCCL_JOB="$<TARGET_FILE:fake_nccl_job>"
-  FAKE_NCCL_PLUGIN_JOB="$<TARGET_FILE:fake_nccl_plugin_job>"
-  FAKE_NCCL_PLUGIN="$<TARGET_FILE:fake_nccl_plugin>"
-  FAKE_NCCL_LIBRARY="$<TARGET_FILE:fake_nccl>")
-add_dependencies(gpu_trace_tests fake_nccl_job fake_nccl_plugin_job fake_nccl_plugin scalecast_gpu_trace)
+foreach(target ${gpu_trace_test_targets})
+  if(TARGET ${target})
+    target_link_libraries(${target} PRIVATE scalecast_capture_launcher)
+    target_compile_definitions(${target} PRIVATE
+      FAKE_NCCL_JOB="$<TARGET_FILE:fake_nccl_job>"
+      FAKE_NCCL_PLUGIN_JOB="$<TARGET_FILE:fake_nccl_plugin_job>"
+      FAKE_NCCL_PLUGIN="$<TARGET_FILE:fake_nccl_plugin>"
+      FAKE_NCCL_LIBRARY="$<TARGET_FILE:fake_nccl>")
+    add_dependencies(${target} fake_nccl_job fake_nccl_plugin_job fake_nccl_plugin scalecast_gpu_trace)
+  endif()
+endforeach()
 
 # The capture library must come before the fake NCCL in the executable's load order (its NCCL
 # functions are found first; the fake is "next"): keep both as linked, in this order.
 add_executable(gpu_trace_nccl_tests ${CMAKE_CURRENT_LIST_DIR}/nccl/nccl_interpose_test.cpp)
 target_link_libraries(gpu_trace_nccl_tests PRIVATE scalecast_gpu_trace_core GTest::gtest GTest::gtest_main
                       -Wl,--no-as-needed scalecast_gpu_trace fake_nccl -Wl,--as-needed)
-gtest_discover_tests(gpu_trace_nccl_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS gpu_trace)
+scalecast_discover(gpu_trace_nccl_tests "gpu_trace;unit")
 
 if(SCALECAST_HAVE_CUPTI)
   find_package(CUDAToolkit QUIET)  # its targets and variables are per directory
@@ -39,7 +45,7 @@ if(SCALECAST_HAVE_CUPTI)
     target_compile_definitions(gpu_trace_gpu_tests PRIVATE
       SCALECAST_BINARY="$<TARGET_FILE:scalecast>" CUDA_CAPTURE_JOB="$<TARGET_FILE:cuda_capture_job>")
     add_dependencies(gpu_trace_gpu_tests scalecast cuda_capture_job)
-    gtest_discover_tests(gpu_trace_gpu_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS gpu)
+    scalecast_discover(gpu_trace_gpu_tests "gpu_trace;gpu;cli")
   else()
     message(STATUS "gpu_trace: no NCCL library, NVTX headers or cuBLAS: the GPU capture test is not built")
   endif()

@@ -3,6 +3,9 @@
 #include <iostream>
 
 #include "sim/core/input_error.h"
+#include "sim/core/yaml_input.h"
+#include "sim/platform/platform_yaml.h"
+#include "sim/workload/model_graph.h"
 
 namespace scalecast::cli {
 
@@ -24,6 +27,27 @@ bool parse_options(const std::string& command, const std::string& usage, const s
     throw InputError("command line", command, std::string(e.what()) + " (see 'scalecast " + command + " --help')");
   }
   return true;
+}
+
+void add_output_option(po::options_description& options, const std::string& what, const std::string& alias) {
+  options.add_options()("output,o", po::value<std::string>(), what.c_str());
+  if (!alias.empty()) options.add_options()(alias.c_str(), po::value<std::string>(), "the same as --output (older name)");
+}
+
+std::optional<std::string> output_option(const po::variables_map& values, const std::string& alias) {
+  const bool both = values.count("output") && !alias.empty() && values.count(alias);
+  if (both) throw InputError("command line", "--output", "given twice (also as --" + alias + ")");
+  if (values.count("output")) return values["output"].as<std::string>();
+  if (!alias.empty() && values.count(alias)) return values[alias].as<std::string>();
+  return std::nullopt;
+}
+
+std::string platform_option_help() {
+  return "platform YAML file or preset: " + yaml::join_words(platform_presets());
+}
+
+std::string workload_option_help() {
+  return "workload YAML file or preset: " + yaml::join_words(workload_presets());
 }
 
 void add_collective_options(po::options_description& options) {

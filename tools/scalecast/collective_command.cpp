@@ -18,14 +18,14 @@ namespace scalecast::cli {
 int run_collective(const std::vector<std::string>& args) {
   po::options_description options("collective options");
   options.add_options()
-      ("platform", po::value<std::string>()->required(), "platform YAML file or preset name")
+      ("platform", po::value<std::string>()->required(), platform_option_help().c_str())
       ("op", po::value<std::string>()->default_value("allreduce"),
        "allreduce|allgather|reducescatter|broadcast|reduce|alltoall")
       ("gpus", po::value<int>()->required(), "GPUs taking part")
       ("bytes", po::value<std::string>()->default_value("8MB-1GB"),
        "buffer sizes: 64MB, 1GiB, lists 1MB,8MB, ranges 1MB-1GB (doubling) or 1KB:1GB:x4")
-      ("timeline", po::value<std::string>(), "write the simulated timeline (JSON) to this file")
       ("json", po::bool_switch(), "print one JSON object");
+  add_output_option(options, "write the simulated timeline (JSON) to this file", "timeline");
   add_collective_options(options);
   po::variables_map values;
   if (!parse_options("collective", "--platform P --gpus N [--op OP] [--bytes SIZES] [--algo A]", args, options, values))
@@ -38,13 +38,14 @@ int run_collective(const std::vector<std::string>& args) {
   auto sizes = parse_bytes_list(values["bytes"].as<std::string>());
   if (!sizes || sizes->empty()) throw InputError("command line", "--bytes", "expected sizes such as 64MB, 1MB-1GB or 8,4096");
   const int gpus = values["gpus"].as<int>();
-  if (values.count("timeline")) check_output_path(values["timeline"].as<std::string>(), "--timeline");
+  const std::optional<std::string> timeline_path = output_option(values, "timeline");
+  if (timeline_path) check_output_path(*timeline_path, "--output");
   const PlatformSpec platform = load_platform(values["platform"].as<std::string>());
 
   const auto wall_start = std::chrono::steady_clock::now();
   const CollectiveSweep sweep = simulate_collective_sweep(platform, op, gpus, *sizes, replay_options);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  if (values.count("timeline")) write_timeline(sweep.replay.timeline, values["timeline"].as<std::string>());
+  if (timeline_path) write_timeline(sweep.replay.timeline, *timeline_path);
 
   nlohmann::ordered_json out;
   out["platform"] = platform.name;

@@ -31,7 +31,7 @@ int run_import(const std::vector<std::string>& args) {
   const std::string format = values["format"].as<std::string>();
   if (format != "kineto") throw InputError("command line", "FORMAT", "unknown input format '" + format + "' (supported: kineto)");
   const std::string output = values["output"].as<std::string>();
-  check_output_path(output, "-o");
+  check_output_path(output, "--output");
 
   // Large buffers (event tables, task lists) get their own mappings, so that what the import
   // releases as it goes (see kineto_to_graph) goes back to the system instead of staying in the

@@ -15,6 +15,7 @@
 #include "sim/trace/trace_json.h"
 #include "tools/scalecast/cli_options.h"
 #include "tools/scalecast/output_paths.h"
+#include "tools/scalecast/progress.h"
 #include "tools/scalecast/workload_options.h"
 
 namespace scalecast::cli {
@@ -24,14 +25,15 @@ namespace {
 po::options_description simulate_options() {
   po::options_description options("simulate options");
   options.add_options()
-      ("platform", po::value<std::string>()->required(), "platform YAML file or preset name (platforms/)")
+      ("platform", po::value<std::string>()->required(), platform_option_help().c_str())
       ("trace", po::value<std::string>(), "trace file or directory to replay")
-      ("workload", po::value<std::string>(), "workload YAML file or preset name (workloads/)")
+      ("workload", po::value<std::string>(), workload_option_help().c_str())
       ("gpus", po::value<int>(), "GPUs to simulate (default: the trace's ranks, or 8)")
       ("strategy", po::value<std::string>()->default_value("dp"), "dp, or hybrid:M (workers of M GPUs splitting the model; --workload only)")
       ("per-rank", po::bool_switch(), "simulate every rank separately (no rank classes; for validation)")
-      ("timeline", po::value<std::string>(), "write the simulated timeline (JSON) to this file")
-      ("json", po::bool_switch(), "print one JSON object");
+      ("json", po::bool_switch(), "print one JSON object")
+      ("quiet,q", po::bool_switch(), "no progress line on stderr (shown only on a terminal, for runs over a second)");
+  add_output_option(options, "write the simulated timeline (JSON) to this file", "timeline");
   add_workload_options(options);
   add_collective_options(options);
   return options;
@@ -84,14 +86,22 @@ int run_simulate(const std::vector<std::string>& args) {
   add_strategy(scenario, strategy, hybrid_options(values));
   const int gpus = values.count("gpus") ? values["gpus"].as<int>() : (scenario.trace ? scenario.trace->world_size() : 8);
   check_point(scenario, strategy, gpus);
-  if (values.count("timeline")) check_output_path(values["timeline"].as<std::string>(), "--timeline");
+  const std::optional<std::string> timeline_path = output_option(values, "timeline");
+  if (timeline_path) check_output_path(*timeline_path, "--output");
 
   const auto wall_start = std::chrono::steady_clock::now();
-  place_strategy(scenario, strategy);
-  const PointResult point = simulate_point(scenario, strategy, gpus);
+  PointResult point;
+  {
+    Progress progress("simulate", values["quiet"].as<bool>());
+    progress.phase("placing the worker");
+    place_strategy(scenario, strategy);
+    progress.phase("simulating " + std::to_string(gpus) + " GPUs");
+    point = simulate_point(scenario, strategy, gpus);
+  }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  for (const std::string& warning : point.warnings) std::cerr << "scalecast: warning: " << warning << "\n";
 
-  if (values.count("timeline")) write_timeline(point.replay.timeline, values["timeline"].as<std::string>());
+  if (timeline_path) write_timeline(point.replay.timeline, *timeline_path);
   nlohmann::ordered_json out = point_json(scenario, point);
   out["sim_wall_s"] = wall_s;
   if (values["json"].as<bool>())

@@ -29,15 +29,15 @@ po::options_description sweep_options() {
   const int cores = std::max(1u, std::thread::hardware_concurrency());
   po::options_description options("sweep options");
   options.add_options()
-      ("platform", po::value<std::string>()->required(), "platform YAML file or preset name (platforms/)")
-      ("workload", po::value<std::string>(), "workload YAML file or preset name (workloads/)")
+      ("platform", po::value<std::string>()->required(), platform_option_help().c_str())
+      ("workload", po::value<std::string>(), workload_option_help().c_str())
       ("trace", po::value<std::string>(), "trace file or directory (swept as DP)")
       ("stats-from", po::value<std::string>(), "with --trace: the workload whose batch, dataset and epochs(B) give time to train")
       ("gpus", po::value<std::string>()->required(), "GPU counts: 8,16,32 or 8-4096 (powers of two)")
       ("strategies", po::value<std::string>()->default_value("dp"), "comma-separated: dp, hybrid:M")
       ("jobs", po::value<int>()->default_value(cores), "points simulated at once (processes; default: cores)")
-      ("out", po::value<std::string>(), "folder for sweep.csv, sweep.json, time_to_train.svg, step_breakdown.svg")
       ("json", po::bool_switch(), "print one JSON object");
+  add_output_option(options, "folder for sweep.csv, sweep.json, time_to_train.svg, step_breakdown.svg", "out");
   add_workload_options(options);
   add_collective_options(options);
   return options;
@@ -54,16 +54,17 @@ std::vector<int> gpu_counts_option(const po::variables_map& values) {
 
 // The folder is created at the end, with its parents; fail now if that cannot work.
 std::optional<std::filesystem::path> out_folder_option(const po::variables_map& values) {
-  if (!values.count("out")) return std::nullopt;
-  const std::filesystem::path folder = values["out"].as<std::string>();
+  const std::optional<std::string> option = output_option(values, "out");
+  if (!option) return std::nullopt;
+  const std::filesystem::path folder = *option;
   std::error_code error;
   if (std::filesystem::exists(folder, error) && !std::filesystem::is_directory(folder, error))
-    throw InputError(folder.string(), "--out", "exists and is not a folder");
+    throw InputError(folder.string(), "--output", "exists and is not a folder");
   std::filesystem::path existing = std::filesystem::absolute(folder);
   while (!std::filesystem::exists(existing, error) && existing.has_parent_path() && existing != existing.parent_path())
     existing = existing.parent_path();
   if (!std::filesystem::is_directory(existing, error))
-    throw InputError(folder.string(), "--out", "cannot be created: '" + existing.string() + "' is not a folder");
+    throw InputError(folder.string(), "--output", "cannot be created: '" + existing.string() + "' is not a folder");
   return folder;
 }
 
@@ -130,6 +131,18 @@ std::vector<SweepRow> collect_rows(const std::vector<std::string>& gathered, con
   std::vector<SweepRow> rows;
   for (auto& row : by_index) rows.push_back(*row);
   return rows;
+}
+
+// Each distinct warning once, with the points it concerns.
+void print_warnings(const std::vector<SweepRow>& rows) {
+  std::map<std::string, std::vector<std::string>> points_of;
+  for (const SweepRow& row : rows)
+    for (const std::string& warning : row.warnings)
+      points_of[warning].push_back(row.strategy + "@" + std::to_string(row.gpus));
+  for (const auto& [warning, points] : points_of) {
+    std::cerr << "scalecast: warning: " << points.front() << (points.size() > 1 ? " and " + std::to_string(points.size() - 1) + " more" : "")
+              << ": " << warning << "\n";
+  }
 }
 
 std::string format_duration(std::optional<double> seconds) {
@@ -221,6 +234,7 @@ int run_sweep(const std::vector<std::string>& args) {
 
   const std::vector<SweepRow> rows = collect_rows(gathered, points, scenario.source);
   const SweepSummary summary = summarize_sweep(rows);
+  print_warnings(rows);
   nlohmann::ordered_json out = sweep_json(scenario, rows, summary);
   out["jobs"] = jobs;
   out["mpi_ranks"] = static_cast<int>(gathered.size());

@@ -26,8 +26,10 @@ ModelGraph load_workload(const po::variables_map& values) {
 
 HybridOptions hybrid_options(const po::variables_map& values) {
   HybridOptions options;
-  auto bucket = parse_bytes(values["bucket"].as<std::string>());
-  if (!bucket || *bucket <= 0) throw InputError("command line", "--bucket", "expected a positive size such as 25MiB");
+  auto bucket = parse_bytes_with_unit(values["bucket"].as<std::string>());
+  if (!bucket || *bucket <= 0)
+    throw InputError("command line", "--bucket",
+                     "expected a positive size with its unit such as 25MiB, got '" + values["bucket"].as<std::string>() + "'");
   options.bucket_bytes = *bucket;
   if (values["zero-gradients"].as<bool>()) options.gradient_bytes_scale = 0;
   const double limit_s = values["solver-time-limit"].as<double>();
