@@ -16,8 +16,8 @@ namespace {
 
 // When the earliest-finish choices leave a group nowhere to go, memory decides alone: groups
 // by decreasing memory, each on the first GPU with room (first-fit decreasing), then the list
-// schedule. Throws InputError when even that packing fails.
-Placement place_by_memory(const PlacementProblem& problem, const std::string& source) {
+// schedule. Returns why when even that packing fails.
+HeftOutcome place_by_memory(const PlacementProblem& problem) {
   const int groups = group_count(problem);
   std::vector<int> order(groups);
   std::iota(order.begin(), order.end(), 0);
@@ -34,19 +34,24 @@ Placement place_by_memory(const PlacementProblem& problem, const std::string& so
         used_bytes[d] += memory_of(g);
       }
     if (gpu_of_group[g] < 0)
-      throw InputError(source, "memory",
-                       "the operator groups could not be packed into the " + std::to_string(problem.gpus) +
-                           " GPUs' memory (group " + std::to_string(g) + " fits nowhere, first-fit decreasing)");
+      return {std::nullopt, "the operator groups could not be packed into the " + std::to_string(problem.gpus) +
+                                " GPUs' memory (group " + std::to_string(g) + " fits nowhere, first-fit decreasing)"};
   }
   Placement placement = schedule(problem, gpu_of_group);
   placement.method = "heft";
-  return placement;
+  return {placement, ""};
 }
 
 }  // namespace
 
 Placement place_heft(const PlacementProblem& problem, const std::string& source) {
-  check_memory(problem, source);  // also validates the problem
+  HeftOutcome outcome = try_place_heft(problem);
+  if (!outcome.placement) throw InputError(source, "memory", outcome.shortfall);
+  return std::move(*outcome.placement);
+}
+
+HeftOutcome try_place_heft(const PlacementProblem& problem) {
+  if (auto shortfall = memory_shortfall(problem)) return {std::nullopt, *shortfall};  // also validates the problem
   const int tasks = static_cast<int>(problem.tasks.size());
   const int groups = group_count(problem);
   const int gpus = problem.gpus;
@@ -105,7 +110,7 @@ Placement place_heft(const PlacementProblem& problem, const std::string& source)
           best_finish = f;
         }
       }
-      if (chosen < 0) return place_by_memory(problem, source);
+      if (chosen < 0) return place_by_memory(problem);
       gpu_of_group[g] = chosen;
       used_bytes[chosen] += memory_of(g);
     }
@@ -117,13 +122,13 @@ Placement place_heft(const PlacementProblem& problem, const std::string& source)
   for (int g = 0; g < groups; ++g) {
     if (gpu_of_group[g] >= 0) continue;
     int roomiest = static_cast<int>(std::min_element(used_bytes.begin(), used_bytes.end()) - used_bytes.begin());
-    if (!fits(roomiest, g)) return place_by_memory(problem, source);
+    if (!fits(roomiest, g)) return place_by_memory(problem);
     gpu_of_group[g] = roomiest;
     used_bytes[roomiest] += memory_of(g);
   }
   Placement placement = schedule(problem, gpu_of_group);
   placement.method = "heft";
-  return placement;
+  return {placement, ""};
 }
 
 }  // namespace scalecast

@@ -4,6 +4,7 @@
 // that must share a GPU, because the operator's weights live there.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -91,8 +92,10 @@ Placement evaluate_order(const PlacementProblem& problem, const std::vector<int>
 // higher groups (their memory is then 0).
 int group_count(const PlacementProblem& problem);
 
-// Checks that the groups can fit the GPUs' memory at all (each group within one GPU's
-// capacity, their sum within M GPUs'); throws InputError(source, "memory", ...) otherwise.
+// Why the groups cannot fit the GPUs' memory at all (a group larger than one GPU's capacity, or
+// their sum above M GPUs'), or nothing when they may.
+std::optional<std::string> memory_shortfall(const PlacementProblem& problem);
+// The same as an error: throws InputError(source, "memory", ...) when there is a shortfall.
 void check_memory(const PlacementProblem& problem, const std::string& source);
 
 // HEFT-like list scheduling (Topcuoglu et al. 2002) with the group constraint: tasks in
@@ -103,6 +106,13 @@ void check_memory(const PlacementProblem& problem, const std::string& source);
 // decreasing) and list-scheduled. Throws InputError(source, "memory", ...) when the groups
 // do not fit (check_memory) or that packing fails too.
 Placement place_heft(const PlacementProblem& problem, const std::string& source = "placement");
+// The same without throwing: the placement, or why the groups do not fit (for callers that try
+// smaller or coarser problems and move on when one does not fit).
+struct HeftOutcome {
+  std::optional<Placement> placement;
+  std::string shortfall;
+};
+HeftOutcome try_place_heft(const PlacementProblem& problem);
 
 // HEFT, then (up to options.max_solver_tasks tasks) the CBC integer program warm-started from
 // it (sim/strategy/ilp_placement.h); both are evaluated in the same model and the better one is

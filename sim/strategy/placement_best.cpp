@@ -1,6 +1,7 @@
 // place_best: the candidates (HEFT; everything on one GPU; CBC's program warm-started from the
 // better of those, on the problem itself or, when that is too large, on its coarsening) are
 // all evaluated in the same cost model, and the fastest wins.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,19 +30,16 @@ PlacementProblem on_fewer_gpus(const PlacementProblem& problem, int gpus) {
 
 // HEFT on all M GPUs, HEFT on the first M/2, M/4, ... (its greedy earliest-finish choices can
 // spread a graph so thin that transfers cost more than the extra GPUs gain), and everything
-// on one GPU: the fastest.
-Placement list_candidate(const PlacementProblem& problem, const std::string& source) {
-  Placement best = place_heft(problem, source);
+// on one GPU: the fastest. Why not, when not even HEFT on all M GPUs fits the memory.
+HeftOutcome list_candidate(const PlacementProblem& problem) {
+  HeftOutcome heft = try_place_heft(problem);
+  if (!heft.placement) return heft;
+  Placement best = *heft.placement;
   for (int gpus = problem.gpus / 2; gpus >= 2; gpus /= 2) {
-    PlacementProblem fewer = on_fewer_gpus(problem, gpus);
-    try {
-      check_memory(fewer, source);
-    } catch (const InputError&) {
-      break;  // fewer GPUs cannot hold the model
-    }
-    Placement candidate = place_heft(fewer, source);
-    if (candidate.step_time_s < best.step_time_s) {
-      best = schedule(problem, candidate.gpu_of_group);  // the same schedule, with M task lists
+    const HeftOutcome fewer = try_place_heft(on_fewer_gpus(problem, gpus));
+    if (!fewer.placement) break;  // fewer GPUs cannot hold the model
+    if (fewer.placement->step_time_s < best.step_time_s) {
+      best = schedule(problem, fewer.placement->gpu_of_group);  // the same schedule, with M task lists
       best.method = "heft";
     }
   }
@@ -54,7 +52,7 @@ Placement list_candidate(const PlacementProblem& problem, const std::string& sou
       best.method = "single-gpu";
     }
   }
-  return best;
+  return {best, ""};
 }
 
 bool fits_solver(const PlacementProblem& problem, const PlacementOptions& options, bool relax_sinks) {
@@ -71,7 +69,9 @@ Placement place_best(const PlacementProblem& problem, const PlacementOptions& op
     placement.method = "single-gpu";
     return placement;
   }
-  Placement best = list_candidate(problem, source);
+  const HeftOutcome list = list_candidate(problem);
+  if (!list.placement) throw InputError(source, "memory", list.shortfall);
+  Placement best = *list.placement;
   if (options.solver_time_limit_s <= 0 || problem.tasks.empty()) return best;
 
   if (fits_solver(problem, options, false)) {
@@ -88,13 +88,10 @@ Placement place_best(const PlacementProblem& problem, const PlacementOptions& op
   // like any other.
   Coarsening coarsening = coarsen(problem);
   if (!fits_solver(coarsening.coarse, options, true)) return best;
-  Placement warm;
-  try {
-    warm = list_candidate(coarsening.coarse, source);
-  } catch (const InputError&) {
-    return best;  // merged groups pack worse than the originals: no coarse candidate
-  }
-  IlpPlacementResult ilp = place_ilp(coarsening.coarse, warm, options, true);
+  // Merged groups can pack worse than the originals: then there is no coarse candidate.
+  const HeftOutcome warm = list_candidate(coarsening.coarse);
+  if (!warm.placement) return best;
+  IlpPlacementResult ilp = place_ilp(coarsening.coarse, *warm.placement, options, true);
   if (!ilp.solved) return best;
   std::vector<int> gpu_of_group = expand_assignment(coarsening, ilp.placement.gpu_of_group);
   Placement by_order = evaluate_order(problem, gpu_of_group, expand_order(coarsening, ilp.placement.task_order));

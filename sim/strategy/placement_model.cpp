@@ -16,23 +16,26 @@ int group_count(const PlacementProblem& problem) {
   return groups;
 }
 
-void check_memory(const PlacementProblem& problem, const std::string& source) {
+std::optional<std::string> memory_shortfall(const PlacementProblem& problem) {
   validate_problem(problem);
-  if (problem.gpu_memory_bytes <= 0) return;  // unlimited
+  if (problem.gpu_memory_bytes <= 0) return std::nullopt;  // unlimited
   auto gib = [](double bytes) { return std::to_string(bytes / (1024.0 * 1024 * 1024)) + " GiB"; };
   double sum = 0;
   for (size_t g = 0; g < problem.group_memory_bytes.size(); ++g) {
-    double bytes = problem.group_memory_bytes[g];
+    const double bytes = problem.group_memory_bytes[g];
     sum += bytes;
     if (bytes > problem.gpu_memory_bytes)
-      throw InputError(source, "memory",
-                       "operator group " + std::to_string(g) + " needs " + gib(bytes) + ", more than one GPU's " +
-                           gib(problem.gpu_memory_bytes) + ": it cannot be placed on any of the worker's GPUs");
+      return "operator group " + std::to_string(g) + " needs " + gib(bytes) + ", more than one GPU's " +
+             gib(problem.gpu_memory_bytes) + ": it cannot be placed on any of the worker's GPUs";
   }
   if (sum > problem.gpu_memory_bytes * problem.gpus)
-    throw InputError(source, "memory",
-                     "the model needs " + gib(sum) + ", more than the " + std::to_string(problem.gpus) + " GPUs' " +
-                         gib(problem.gpu_memory_bytes * problem.gpus) + " of a hybrid worker");
+    return "the model needs " + gib(sum) + ", more than the " + std::to_string(problem.gpus) + " GPUs' " +
+           gib(problem.gpu_memory_bytes * problem.gpus) + " of a hybrid worker";
+  return std::nullopt;
+}
+
+void check_memory(const PlacementProblem& problem, const std::string& source) {
+  if (auto shortfall = memory_shortfall(problem)) throw InputError(source, "memory", *shortfall);
 }
 
 namespace placement_detail {
@@ -90,6 +93,18 @@ Adjacency adjacency(const PlacementProblem& problem) {
     result.in_edges[problem.edges[e].to].push_back(static_cast<int>(e));
   }
   return result;
+}
+
+Reachability reachability(const std::vector<std::vector<int>>& successors) {
+  const int tasks = static_cast<int>(successors.size());
+  const size_t words = (tasks + 63) / 64;
+  Reachability reach(tasks, std::vector<uint64_t>(words, 0));
+  for (int t = tasks - 1; t >= 0; --t)
+    for (int v : successors[t]) {
+      reach[t][v / 64] |= uint64_t{1} << (v % 64);
+      for (size_t w = 0; w < words; ++w) reach[t][w] |= reach[v][w];
+    }
+  return reach;
 }
 
 double total_work_s(const PlacementProblem& problem) {

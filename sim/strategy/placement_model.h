@@ -2,6 +2,7 @@
 // graph's adjacency, and the one transfer-cost formula they all use.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "sim/strategy/placement.h"
@@ -19,6 +20,13 @@ struct Adjacency {
   std::vector<std::vector<int>> out_edges;
 };
 Adjacency adjacency(const PlacementProblem& problem);
+
+// Which tasks each task reaches, as bitsets (bit v of reach[t] set when v descends from t).
+// `successors` lists each task's direct successors; tasks are topologically ordered (edges go
+// forward), so one backward pass suffices.
+using Reachability = std::vector<std::vector<uint64_t>>;
+Reachability reachability(const std::vector<std::vector<int>>& successors);
+inline bool reaches(const Reachability& reach, int from, int to) { return reach[from][to / 64] >> (to % 64) & 1; }
 
 // Seconds for edge `e`'s data to reach GPU `to` from GPU `from`: 0 on the same GPU or for an
 // ordering-only edge (0 bytes), else latency + bytes / bandwidth.
