@@ -11,7 +11,10 @@ std::string format_message(const std::string& source, const std::string& field, 
 }  // namespace
 
 InputError::InputError(std::string source, std::string field, const std::string& problem)
-    : std::runtime_error(format_message(source, field, problem)), source_(std::move(source)), field_(std::move(field)) {}
+    : std::runtime_error(format_message(source, field, problem)),
+      source_(std::move(source)),
+      field_(std::move(field)),
+      problem_(problem) {}
 
 RequestError::RequestError(std::string parameter, const std::string& problem)
     : std::runtime_error(parameter + ": " + problem), parameter_(std::move(parameter)), problem_(problem) {}

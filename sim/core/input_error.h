@@ -14,10 +14,12 @@ class InputError : public std::runtime_error {
 
   const std::string& source() const { return source_; }
   const std::string& field() const { return field_; }
+  const std::string& problem() const { return problem_; }
 
  private:
   std::string source_;
   std::string field_;
+  std::string problem_;
 };
 
 // A request the library cannot carry out as asked -- more GPUs than the platform holds, an

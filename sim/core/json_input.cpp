@@ -1,5 +1,7 @@
 #include "sim/core/json_input.h"
 
+#include "sim/core/input_file.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -14,29 +16,7 @@ namespace scalecast {
 using json = nlohmann::json;
 
 std::string read_text_file(const std::string& path) {
-  std::error_code error;
-  if (!std::filesystem::exists(path, error)) throw InputError(path, "", "does not exist");
-  if (std::filesystem::is_directory(path, error)) throw InputError(path, "", "is a directory, expected a JSON file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", std::string("cannot be read: ") + std::strerror(errno));
-  // One read into a buffer of the file's size: streaming through an ostringstream copies a large
-  // timeline (tens of MB) several times as the buffer grows, a quarter of `inspect`'s time.
-  std::string text;
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  in.seekg(0, std::ios::beg);
-  if (size > 0) {
-    text.resize(static_cast<size_t>(size));
-    in.read(text.data(), size);
-    text.resize(static_cast<size_t>(in.gcount()));
-  } else if (size < 0) {  // not seekable (a pipe): stream it
-    in.clear();
-    std::ostringstream streamed;
-    streamed << in.rdbuf();
-    text = streamed.str();
-  }
-  if (in.bad()) throw InputError(path, "", "reading failed");
-  return text;
+  return read_input_file(path, "a JSON file", input_cap_bytes(kMaxJsonBytes));
 }
 
 namespace {

@@ -1,5 +1,7 @@
 #include "sim/core/yaml_input.h"
 
+#include "sim/core/input_file.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -83,16 +85,7 @@ bool looks_like_path(const std::string& text) {
 }
 
 std::string read_text_file(const std::string& path, const std::string& what) {
-  namespace fs = std::filesystem;
-  std::error_code error;
-  if (!fs::exists(path, error)) throw InputError(path, "", "no such file");
-  if (fs::is_directory(path, error)) throw InputError(path, "", "is a folder, not " + what);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot be opened (permissions?)");
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw InputError(path, "", "cannot be read");
-  return content.str();
+  return read_input_file(path, what, input_cap_bytes(kMaxYamlBytes));
 }
 
 

@@ -101,11 +101,13 @@ nlohmann::ordered_json sweep_json(const Scenario& scenario, const std::vector<Sw
 
 void write_sweep_folder(const std::filesystem::path& folder, const std::string& title, const std::vector<SweepRow>& rows,
                         const SweepSummary& summary, const nlohmann::ordered_json& json) {
-  std::filesystem::create_directories(folder);
-  write_file_atomically((folder / "sweep.csv").string(), sweep_csv(rows, summary));
-  write_file_atomically((folder / "sweep.json").string(), json.dump(2) + "\n");
-  write_file_atomically((folder / "time_to_train.svg").string(), time_to_train_svg(title, rows, summary));
-  write_file_atomically((folder / "step_breakdown.svg").string(), step_breakdown_svg(title, rows));
+  write_folder_atomically(folder.string(), [&](const std::string& staging) {
+    const std::filesystem::path out = staging;
+    write_file_atomically((out / "sweep.csv").string(), sweep_csv(rows, summary));
+    write_file_atomically((out / "sweep.json").string(), json.dump(2) + "\n");
+    write_file_atomically((out / "time_to_train.svg").string(), time_to_train_svg(title, rows, summary));
+    write_file_atomically((out / "step_breakdown.svg").string(), step_breakdown_svg(title, rows));
+  });
 }
 
 }  // namespace scalecast

@@ -41,7 +41,8 @@ nlohmann::ordered_json sweep_json(const Scenario& scenario, const std::vector<Sw
                                   const SweepSummary& summary);
 
 // sweep.csv, sweep.json, time_to_train.svg and step_breakdown.svg in `folder` (created with its
-// parents), each written atomically.
+// parents), the folder written whole or not at all (atomic_file.h: an earlier sweep's folder is
+// replaced only once the new one is complete).
 void write_sweep_folder(const std::filesystem::path& folder, const std::string& title, const std::vector<SweepRow>& rows,
                         const SweepSummary& summary, const nlohmann::ordered_json& json);
 

@@ -74,6 +74,24 @@ TEST_F(BadInput, NegativeBandwidth) {
   expect_input_error("simulate --platform " + path + " --workload resnet50", {"negative.yaml", "bandwidth"});
 }
 
+TEST_F(BadInput, StrayWordsAfterTheOptions) {
+  expect_input_error("simulate --platform dgx-a100 --workload resnet50 --gpus 8 junk", {"positional"});
+  expect_input_error("collective --platform dgx-a100 --gpus 8 extra", {"positional"});
+}
+
+TEST_F(BadInput, NonRegularInputsAndOutputsThatAreInputs) {
+  expect_input_error("simulate --platform /dev/zero --workload resnet50", {"/dev/zero", "not a regular file"});
+  const std::string trace = dir + "/trace.json";
+  std::filesystem::copy_file(SCALECAST_SOURCE_DIR "/traces/sample-2rank-dp.json", trace);
+  const std::string before = testing::read_text(trace);
+  expect_input_error("simulate --platform dgx-a100 --trace " + trace + " --output " + trace, {"inputs"});
+  EXPECT_EQ(testing::read_text(trace), before);
+}
+
+TEST_F(BadInput, SizesWithoutTheirUnit) {
+  expect_input_error("simulate --platform dgx-a100 --workload resnet50 --bucket 25", {"--bucket", "unit"});
+}
+
 TEST_F(BadInput, UnknownPreset) {
   expect_input_error("simulate --platform dgx-z900 --workload resnet50", {"dgx-z900", "dgx-a100"});
 }

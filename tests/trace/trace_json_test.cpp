@@ -346,7 +346,7 @@ TEST_F(TraceFiles, TruncatedFile) {
 TEST_F(TraceFiles, DuplicateKeyAndMissingFile) {
   const std::string file = write_text("t.json", R"({"format":"scalecast-trace","version":1,"version":1})");
   expect_input_error([&] { read_trace(file); }, file, "", "key \"version\" appears twice");
-  expect_input_error([&] { read_trace(path("absent.json")); }, path("absent.json"), "", "does not exist");
+  expect_input_error([&] { read_trace(path("absent.json")); }, path("absent.json"), "", "no such file");
 }
 
 TEST_F(TraceFiles, DirectoryErrorsNameTheRankFile) {

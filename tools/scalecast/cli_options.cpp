@@ -16,7 +16,10 @@ bool parse_options(const std::string& command, const std::string& usage, const s
   try {
     po::command_line_parser parser(args);
     parser.options(options);
-    if (positional) parser.positional(*positional);
+    // Always a positional description, empty when the command takes none: then a stray word
+    // ("--gpus 8 junk") is an error instead of being ignored.
+    const po::positional_options_description none;
+    parser.positional(positional ? *positional : none);
     po::store(parser.run(), values);
     if (values.count("help")) {
       std::cout << "usage: scalecast " << command << " " << usage << "\n\n" << options << "\n";

@@ -6,7 +6,8 @@
 
 namespace scalecast::cli {
 
-// Fails early (exit 2, nothing simulated) when an output cannot be written to that folder.
+// Fails early (exit 2, nothing simulated) when an output cannot be written there
+// (sim/core/atomic_file.h says what an output path may be).
 void check_output_path(const std::string& path, const std::string& option);
 
 }  // namespace scalecast::cli
