@@ -68,11 +68,14 @@ TEST(DataParallelLowering, OneBucketPerGradientWhenBucketsAreTiny) {
 TEST(DataParallelLowering, BucketsFillToTheCap) {
   ModelGraph model = lstm_like();
   model.batch_per_gpu = 100;  // the embedding's sparse rows now cover the whole table
-  const auto allreduces = of_kind(lower_dp(model, 1000), TaskKind::collective);
+  // The graphs outlive the task pointers taken from them.
+  const ExecutionGraph graph = lower_dp(model, 1000);
+  const auto allreduces = of_kind(graph, TaskKind::collective);
   ASSERT_EQ(allreduces.size(), 2u);
   EXPECT_EQ(allreduces[0]->bytes, 1100);  // w + layer
   EXPECT_EQ(allreduces[1]->bytes, 1000);  // embedding: min(20 x 100, 1000)
-  for (const Task* t : of_kind(lower_dp(model, 1000, 0), TaskKind::collective)) EXPECT_EQ(t->bytes, 0);
+  const ExecutionGraph without_gradients = lower_dp(model, 1000, 0);
+  for (const Task* t : of_kind(without_gradients, TaskKind::collective)) EXPECT_EQ(t->bytes, 0);
 }
 
 TEST(DataParallelLowering, PresetsReduceEveryGradientOnce) {
