@@ -1,0 +1,7 @@
+// libFuzzer target: trace_json (fuzz_targets.h). Built and run by tools/fuzz.sh.
+#include "tests/fuzz/fuzz_targets.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  scalecast::fuzz::trace_json(data, size);
+  return 0;
+}
