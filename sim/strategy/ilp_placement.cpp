@@ -193,6 +193,16 @@ TimeWindows time_windows(const PlacementProblem& problem, const Adjacency& adj, 
 // The integer program of ilp_placement.h under construction, in model units (the warm start's
 // step is kScaledUpperBound), with its warm start column by column.
 struct IlpBuilder {
+  IlpBuilder(const PlacementProblem& problem, const Adjacency& adj, const Placement& warm_start, const Symmetry& symmetry)
+      : problem(problem),
+        adj(adj),
+        warm_start(warm_start),
+        symmetry(symmetry),
+        scale(kScaledUpperBound / warm_start.step_time_s),
+        upper(kScaledUpperBound * (1 + 1e-9)) {
+    for (const PlacementTask& task : problem.tasks) dur.push_back(task.duration_s * scale);
+  }
+
   const PlacementProblem& problem;
   const Adjacency& adj;
   const Placement& warm_start;
@@ -411,10 +421,7 @@ IlpPlacementResult place_ilp(const PlacementProblem& problem, const Placement& w
   const int groups = group_count(problem);
   const Adjacency adj = adjacency(problem);
   const Symmetry symmetry = break_symmetry(problem, warm_start, groups);
-  IlpBuilder ilp{problem, adj, warm_start, symmetry};
-  ilp.scale = kScaledUpperBound / warm_start.step_time_s;
-  ilp.upper = kScaledUpperBound * (1 + 1e-9);
-  for (int t = 0; t < tasks; ++t) ilp.dur.push_back(problem.tasks[t].duration_s * ilp.scale);
+  IlpBuilder ilp(problem, adj, warm_start, symmetry);
   ilp.add_columns(groups, time_windows(problem, adj, ilp.dur));
   ilp.add_assignment_load_and_memory_rows();
   ilp.add_precedence_rows();
