@@ -398,6 +398,8 @@ PlatformSpec read_platform(const YAML::Node& root, const std::string& source) {
 
 }  // namespace
 
+GpuSpec read_gpu_spec(const Field& field) { return read_gpu(field); }
+
 std::optional<double> parse_flops_per_s(const std::string& raw) {
   const std::string text = trim(raw);
   double number = 0;

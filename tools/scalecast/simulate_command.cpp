@@ -10,6 +10,7 @@
 #include "sim/platform/platform_yaml.h"
 #include "sim/report/placement_report.h"
 #include "sim/report/point_report.h"
+#include "sim/report/scaling_report.h"
 #include "sim/report/scenario.h"
 #include "sim/timeline/timeline_json.h"
 #include "sim/trace/trace_json.h"
@@ -104,10 +105,13 @@ int run_simulate(const std::vector<std::string>& args) {
   if (timeline_path) write_timeline(point.replay.timeline, *timeline_path);
   nlohmann::ordered_json out = point_json(scenario, point);
   out["sim_wall_s"] = wall_s;
-  if (values["json"].as<bool>())
+  for (const std::string& note : scenario.cost_notes) std::cerr << "scalecast: warning: " << note << "\n";
+  if (values["json"].as<bool>()) {
     std::cout << out.dump(2) << "\n";
-  else
+  } else {
     print_point(scenario, point, out);
+    if (scenario.scaling) std::cout << scaling_text(*scenario.scaling);
+  }
   return 0;
 }
 
