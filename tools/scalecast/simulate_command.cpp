@@ -42,11 +42,14 @@ po::options_description simulate_options() {
 
 Scenario load_scenario(const po::variables_map& values, const ReplayOptions& replay_options) {
   PlatformSpec platform = load_platform(values["platform"].as<std::string>());
+  const CostModelTable table = cost_model_table(values);
   if (values.count("trace")) {
+    check_trace_options(values);
     const std::string source = values["trace"].as<std::string>();
-    return trace_scenario(std::move(platform), read_trace(source), replay_options, source);
+    return trace_scenario(std::move(platform), read_trace(source), replay_options, source, std::nullopt, &table);
   }
-  return workload_scenario(std::move(platform), load_workload(values), replay_options, values["workload"].as<std::string>());
+  return workload_scenario(std::move(platform), load_workload(values), replay_options, values["workload"].as<std::string>(),
+                           &table);
 }
 
 void print_point(const Scenario& scenario, const PointResult& point, const nlohmann::ordered_json& out) {
