@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "sim/core/input_error.h"
 #include "sim/core/preset_paths.h"
@@ -167,14 +168,18 @@ CostModelTable load_cost_model_table(const std::string& user_path) {
 
 namespace {
 
-// "A100 fp32 lstm, matmul: copied from V100 ..." for the efficiencies of `model` that were not
-// measured on this family.
+// "A100 fp32 efficiencies (lstm, matmul) ... copied from V100 ..." for the efficiencies of
+// `model` that were not measured on this family and that the caller uses (`kinds_used` empty:
+// all of them; a kind without an entry of its own uses "default").
 void note_copies(const std::string& family, const std::string& precision, const ComputeCostModel& model,
-                 std::vector<std::string>& notes) {
+                 const std::set<std::string>& kinds_used, std::vector<std::string>& notes) {
+  auto used = [&](const std::string& kind) { return kinds_used.empty() || kinds_used.count(kind) > 0; };
+  bool default_used = kinds_used.empty();
+  for (const std::string& kind : kinds_used) default_used = default_used || !model.per_kind.count(kind);
   std::map<std::string, std::vector<std::string>> kinds_by_origin;
-  if (!model.copied_from.empty()) kinds_by_origin[model.copied_from].push_back("default");
+  if (!model.copied_from.empty() && default_used) kinds_by_origin[model.copied_from].push_back("default");
   for (const auto& [kind, efficiency] : model.per_kind)
-    if (!efficiency.copied_from.empty()) kinds_by_origin[efficiency.copied_from].push_back(kind);
+    if (!efficiency.copied_from.empty() && used(kind)) kinds_by_origin[efficiency.copied_from].push_back(kind);
   for (const auto& [origin, kinds] : kinds_by_origin) {
     const bool all = origin == model.copied_from && kinds.size() == model.per_kind.size() + 1;
     notes.push_back(family + " " + precision + " efficiencies (" + (all ? "all kinds" : join_words(kinds)) +
@@ -184,9 +189,9 @@ void note_copies(const std::string& family, const std::string& precision, const 
 
 // The family's model for `precision`, or a related precision's (noted).
 ComputeCostModel family_model(const CostModelFamily& family, const std::string& precision, const std::string& where,
-                              std::vector<std::string>& notes) {
+                              const std::set<std::string>& kinds_used, std::vector<std::string>& notes) {
   if (auto it = family.by_precision.find(precision); it != family.by_precision.end()) {
-    note_copies(family.family, precision, it->second, notes);
+    note_copies(family.family, precision, it->second, kinds_used, notes);
     return it->second;
   }
   for (const std::string& related : related_precisions(precision)) {
@@ -197,7 +202,7 @@ ComputeCostModel family_model(const CostModelFamily& family, const std::string& 
     // stays for tf32, which is what it already names).
     if (precision != "tf32") model.precision = precision;
     notes.push_back(family.family + " has no " + precision + " efficiencies: " + related + "'s are used");
-    note_copies(family.family, related, model, notes);
+    note_copies(family.family, related, model, kinds_used, notes);
     return model;
   }
   std::vector<std::string> have;
@@ -214,12 +219,14 @@ std::string family_of(const CostModelTable& table, const GpuSpec& gpu) {
   return "";
 }
 
-ResolvedCostModel resolve_cost_model(const CostModelTable& table, const GpuSpec& gpu, const std::string& precision) {
+ResolvedCostModel resolve_cost_model(const CostModelTable& table, const GpuSpec& gpu, const std::string& precision,
+                                     const std::set<std::string>& kinds_used) {
   ResolvedCostModel resolved;
   for (const CostModelFamily& family : table.families) {
     if (!matches_any(family.match, gpu.model)) continue;
     resolved.family = family.family;
-    resolved.model = family_model(family, precision, "families (" + family.family + ").precisions", resolved.notes);
+    resolved.model = family_model(family, precision, "families (" + family.family + ").precisions", kinds_used,
+                                  resolved.notes);
     break;
   }
   if (resolved.family.empty()) {
@@ -227,7 +234,7 @@ ResolvedCostModel resolve_cost_model(const CostModelTable& table, const GpuSpec&
       throw InputError(table.source, "uncalibrated", "no family matches GPU model '" + gpu.model + "' and no default is given");
     resolved.notes.push_back("GPU '" + gpu.model + "' is uncalibrated: no cost-model family matches it, so it runs " +
                              "with the default efficiencies (cost-model.yaml `uncalibrated`) against its platform's peaks");
-    resolved.model = family_model(*table.uncalibrated, precision, "uncalibrated.precisions", resolved.notes);
+    resolved.model = family_model(*table.uncalibrated, precision, "uncalibrated.precisions", kinds_used, resolved.notes);
   }
   if (!gpu.peak_flops_per_s.count(resolved.model.precision))
     resolved.notes.push_back("the platform gives " + gpu.model + " no " + resolved.model.precision +

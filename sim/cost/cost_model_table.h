@@ -12,6 +12,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -67,7 +68,10 @@ struct ResolvedCostModel {
 // family lacks takes a related one's efficiencies, noted as copied: bf16 and fp8 from fp16
 // (bf16 runs at fp16's tensor-core rate on every GPU that has it), tf32 from fp32, fp64 from
 // fp32. Throws InputError naming the table only when no related precision exists either.
-ResolvedCostModel resolve_cost_model(const CostModelTable& table, const GpuSpec& gpu, const std::string& precision);
+// `kinds_used`: the operator kinds the caller prices (copied efficiencies of other kinds are not
+// noted); empty: all.
+ResolvedCostModel resolve_cost_model(const CostModelTable& table, const GpuSpec& gpu, const std::string& precision,
+                                     const std::set<std::string>& kinds_used = {});
 ComputeCostModel compute_cost_model_for(const CostModelTable& table, const GpuSpec& gpu, const std::string& precision);
 
 // The family `gpu` belongs to; "" when none matches (uncalibrated).

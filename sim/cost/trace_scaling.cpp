@@ -96,8 +96,8 @@ struct ModelPair {
 };
 
 ModelPair resolve_pair(const CostModelTable& table, const GpuSpec& traced, const GpuSpec& target,
-                       const std::string& precision, std::vector<std::string>& notes) {
-  ModelPair pair{resolve_cost_model(table, traced, precision), resolve_cost_model(table, target, precision)};
+                       const std::string& precision, const std::string& kind, std::vector<std::string>& notes) {
+  ModelPair pair{resolve_cost_model(table, traced, precision, {kind}), resolve_cost_model(table, target, precision, {kind})};
   // Each note names its GPU or family, so one list serves both GPUs.
   notes.insert(notes.end(), pair.traced.notes.begin(), pair.traced.notes.end());
   notes.insert(notes.end(), pair.target.notes.begin(), pair.target.notes.end());
@@ -193,7 +193,8 @@ TraceScaling rescale_trace(ExecutionGraph& graph, const GpuSpec& target, const C
   for (auto& [key, c] : classes) {
     const ScalingBound bound = scaling_bound(key.first);
     if (bound == ScalingBound::kept) continue;
-    const ModelPair models = resolve_pair(table, reference->gpu, target, key.second.empty() ? dominant : key.second, notes);
+    const ModelPair models =
+        resolve_pair(table, reference->gpu, target, key.second.empty() ? dominant : key.second, key.first, notes);
     const Factor f = bound == ScalingBound::compute ? compute_factor(key.first, models, reference->gpu, target)
                                                     : memory_factor(key.first, models, reference->gpu, target);
     factors[key] = f;

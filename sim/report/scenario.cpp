@@ -32,8 +32,10 @@ Scenario workload_scenario(PlatformSpec platform, ModelGraph model, ReplayOption
                            const CostModelTable* cost_model) {
   Scenario scenario;
   std::optional<CostModelTable> loaded;
+  std::set<std::string> kinds;
+  for (const Operator& op : model.operators) kinds.insert(op.kind);
   ResolvedCostModel resolved =
-      resolve_cost_model(table_or_default(cost_model, loaded), platform.node.gpu, model.precision);
+      resolve_cost_model(table_or_default(cost_model, loaded), platform.node.gpu, model.precision, kinds);
   replay.compute = std::move(resolved.model);
   scenario.cost_notes = std::move(resolved.notes);
   scenario.cost_family = std::move(resolved.family);
