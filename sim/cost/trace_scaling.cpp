@@ -181,6 +181,9 @@ TraceScaling rescale_trace(ExecutionGraph& graph, const GpuSpec& target, const C
     return scaling;
   }
   if (!reference) {
+    // The very GPU the platform names needs no figures: its durations stand as measured.
+    if (graph.traced_gpu.find(target.model) != std::string::npos || target.model.find(graph.traced_gpu) != std::string::npos)
+      return scaling;
     scaling.notes.push_back("no reference figures for the traced GPU '" + graph.traced_gpu +
                             "' (cost-model gpus): its durations are replayed as measured; add it with a cost-model file");
     return scaling;

@@ -123,6 +123,17 @@ TEST(TraceScaling, UnknownOrUnnamedTracedGpuReplaysAsMeasured) {
   }
 }
 
+TEST(TraceScaling, UnknownGpuReplayedOnItselfNeedsNoNote) {
+  GpuSpec same = new_gpu();
+  same.model = "Mystery-9";
+  ExecutionGraph graph = trace_on("NVIDIA Mystery-9");
+  const ExecutionGraph before = graph;
+  const TraceScaling s = rescale_trace(graph, same, parse_cost_model_yaml(kTable, "cm.yaml"));
+  EXPECT_FALSE(s.rescaled);
+  EXPECT_TRUE(s.notes.empty());
+  EXPECT_EQ(graph, before);
+}
+
 TEST(TraceScaling, SameGpuKeepsDurationsAndUncalibratedTargetIsNoted) {
   const CostModelTable table = parse_cost_model_yaml(kTable, "cm.yaml");
   GpuSpec old_gpu = table.gpus[0].gpu;
