@@ -79,6 +79,26 @@ class ProgramBuilder {
   void find_owners();
   void make_gpu_tasks();
   void make_host_tasks();
+  void order_tasks();
+  // make_host_tasks' stages
+  struct ThreadWindow {  // one thread inside one step window, while its calls are replayed
+    int64_t tid = 0;
+    int step = 0;
+    double cursor = 0;   // measured time the thread's tasks have reached
+    int previous = -1;   // the thread's last task in this window
+    int marker = -1;     // the step's marker task on the main thread
+    std::map<int, int> last_task_on_stream;  // this thread's launches in this window: stream -> GPU task
+    bool waiting = false;                    // a cudaStreamWaitEvent is pending
+  };
+  void index_calls();
+  void find_sync_releases();
+  void number_host_streams();
+  int host_task(const std::string& name, int64_t tid, int step, double start_us, double end_us, double order_us);
+  void chain(ThreadWindow& at, int task);
+  int segment(ThreadWindow& at, const std::string& name, double end_us);
+  void replay_window(int64_t tid, size_t w, size_t& next, size_t& next_allocation);
+  void on_launch(ThreadWindow& at, int call, int op);
+  void on_sync(ThreadWindow& at, int call);
   void set_collective(Task& task, const KinetoGpuOp& op, int64_t tid);
   const std::string& name_of(const KinetoGpuOp& op) const { return trace_.names[op.name]; }
   int add(Task task, double order_us) {
@@ -108,6 +128,12 @@ class ProgramBuilder {
   std::vector<int> op_owner_;       // per GPU op: the innermost CPU operator around its launch, or -1
   std::vector<int> op_owner_name_;  // and that operator's interned name (cpu_ops are released early)
   std::vector<int> op_owner_dtype_;  // and its interned input dtype, -1 when not recorded
+  std::vector<int> op_of_call_;     // per runtime call: the GPU op it launched, or -1
+  std::vector<int> release_of_call_;  // per synchronising call: the GPU op that released it, or -1
+  std::map<int64_t, std::vector<int>> calls_of_thread_;  // calls inside the steps, in time order
+  std::map<int64_t, std::vector<KinetoAllocation>> allocations_of_thread_;
+  std::map<int64_t, int> host_stream_;  // thread -> its host stream
+  std::vector<int> step_markers_;       // per window: the marker task on the main thread
 };
 
 void ProgramBuilder::make_windows() {
@@ -298,160 +324,218 @@ void ProgramBuilder::set_collective(Task& task, const KinetoGpuOp& op, int64_t t
   task.communicator = it->second;
 }
 
-void ProgramBuilder::make_host_tasks() {
+// Calls per thread inside the steps, in time order; which GPU op each call launched; each
+// thread's allocations in time order.
+void ProgramBuilder::index_calls() {
+  const auto& calls = trace_.runtime_calls;
+  op_of_call_.assign(calls.size(), -1);
+  for (size_t i = 0; i < trace_.gpu_ops.size(); ++i)
+    if (op_call_[i] >= 0) op_of_call_[op_call_[i]] = static_cast<int>(i);
+  for (const auto& a : trace_.allocations) allocations_of_thread_[a.tid].push_back(a);
+  for (auto& [tid, list] : allocations_of_thread_)
+    std::stable_sort(list.begin(), list.end(), [](auto& a, auto& b) { return a.ts_us < b.ts_us; });
+  for (size_t c = 0; c < calls.size(); ++c)
+    if (window_of(calls[c].ts_us) >= 0) calls_of_thread_[calls[c].tid].push_back(static_cast<int>(c));
+  for (auto& [tid, list] : calls_of_thread_)
+    std::stable_sort(list.begin(), list.end(), [&](int a, int b) { return calls[a].ts_us < calls[b].ts_us; });
+  calls_of_thread_[main_tid_];  // the main thread carries the step markers even if it launches nothing
+}
+
+// What released each synchronisation: of the GPU ops launched before it, the one that ended
+// last before it returned. One sweep over syncs and launches in time order, the launched ops'
+// ends in an ordered set (a trace may hold thousands of syncs and 100,000s of ops).
+void ProgramBuilder::find_sync_releases() {
   const auto& calls = trace_.runtime_calls;
   const auto& ops = trace_.gpu_ops;
-  // Op launched by each call, and calls per thread in time order.
-  std::vector<int> op_of_call(calls.size(), -1);
+  release_of_call_.assign(calls.size(), -1);
+  std::vector<std::pair<double, int>> launched;  // (launch ts, op)
   for (size_t i = 0; i < ops.size(); ++i)
-    if (op_call_[i] >= 0) op_of_call[op_call_[i]] = static_cast<int>(i);
-  std::map<int64_t, std::vector<KinetoAllocation>> allocations;
-  for (const auto& a : trace_.allocations) allocations[a.tid].push_back(a);
-  for (auto& [tid, list] : allocations)
-    std::stable_sort(list.begin(), list.end(), [](auto& a, auto& b) { return a.ts_us < b.ts_us; });
-  std::map<int64_t, std::vector<int>> by_thread;
-  for (size_t c = 0; c < calls.size(); ++c)
-    if (window_of(calls[c].ts_us) >= 0) by_thread[calls[c].tid].push_back(static_cast<int>(c));
-  for (auto& [tid, list] : by_thread)
-    std::stable_sort(list.begin(), list.end(), [&](int a, int b) { return calls[a].ts_us < calls[b].ts_us; });
-  by_thread[main_tid_];  // the main thread carries the step markers even if it launches nothing
-  // What released each synchronisation: of the GPU ops launched before it, the one that ended
-  // last before it returned. One sweep over syncs and launches in time order, the launched ops'
-  // ends in an ordered set (a trace may hold thousands of syncs and 100,000s of ops).
-  std::vector<int> release_of_call(calls.size(), -1);
-  {
-    std::vector<std::pair<double, int>> launched;  // (launch ts, op)
-    for (size_t i = 0; i < ops.size(); ++i)
-      if (op_task_[i] >= 0) launched.emplace_back(op_call_[i] >= 0 ? calls[op_call_[i]].ts_us : ops[i].ts_us, static_cast<int>(i));
-    std::sort(launched.begin(), launched.end());
-    std::vector<int> syncs;
-    for (const auto& [tid, list] : by_thread)
-      for (int c : list)
-        if (is_sync_call(trace_.names[calls[c].name])) syncs.push_back(c);
-    std::sort(syncs.begin(), syncs.end(), [&](int a, int b) { return calls[a].ts_us < calls[b].ts_us; });
-    std::set<std::pair<double, int>> ends;  // (end, op) of ops launched so far
-    size_t next = 0;
-    for (int c : syncs) {
-      for (; next < launched.size() && launched[next].first < calls[c].ts_us; ++next) {
-        const int i = launched[next].second;
-        ends.emplace(ops[i].ts_us + ops[i].dur_us, i);
-      }
-      auto it = ends.upper_bound({calls[c].ts_us + calls[c].dur_us + kClockSlackUs, INT_MAX});
-      if (it != ends.begin()) release_of_call[c] = std::prev(it)->second;
+    if (op_task_[i] >= 0) launched.emplace_back(op_call_[i] >= 0 ? calls[op_call_[i]].ts_us : ops[i].ts_us, static_cast<int>(i));
+  std::sort(launched.begin(), launched.end());
+  std::vector<int> syncs;
+  for (const auto& [tid, list] : calls_of_thread_)
+    for (int c : list)
+      if (is_sync_call(trace_.names[calls[c].name])) syncs.push_back(c);
+  std::sort(syncs.begin(), syncs.end(), [&](int a, int b) { return calls[a].ts_us < calls[b].ts_us; });
+  std::set<std::pair<double, int>> ends;  // (end, op) of ops launched so far
+  size_t next = 0;
+  for (int c : syncs) {
+    for (; next < launched.size() && launched[next].first < calls[c].ts_us; ++next) {
+      const int i = launched[next].second;
+      ends.emplace(ops[i].ts_us + ops[i].dur_us, i);
     }
+    auto it = ends.upper_bound({calls[c].ts_us + calls[c].dur_us + kClockSlackUs, INT_MAX});
+    if (it != ends.begin()) release_of_call_[c] = std::prev(it)->second;
   }
+}
 
+// Host streams come after the GPU streams: the main thread first, then the others by id.
+void ProgramBuilder::number_host_streams() {
   int max_stream = 0;
   for (const auto& g : gpu_tasks_) max_stream = std::max(max_stream, g.stream);
-  // Host streams after the GPU streams: the main thread first.
-  std::map<int64_t, int> host_stream;
-  host_stream[main_tid_] = max_stream + 1;
-  for (const auto& [tid, list] : by_thread)
-    if (!host_stream.count(tid)) host_stream.emplace(tid, max_stream + 1 + static_cast<int>(host_stream.size()));
+  host_stream_[main_tid_] = max_stream + 1;
+  for (const auto& [tid, list] : calls_of_thread_)
+    if (!host_stream_.count(tid)) host_stream_.emplace(tid, max_stream + 1 + static_cast<int>(host_stream_.size()));
+}
 
-  // `order_us` places the task in the program's list: never before the thread's earlier tasks.
-  auto host_task = [&](const std::string& name, int64_t tid, int step, double start_us, double end_us, double order_us) {
-    Task task;
-    task.kind = TaskKind::compute;
-    task.name = name;
-    task.stream = host_stream[tid];
-    task.step = step;
-    task.op_kind = "host";
-    task.duration_s = std::max(0.0, end_us - start_us) * kUs;
-    ++out_.stats.host_tasks;
-    return add(std::move(task), order_us);
-  };
+// `order_us` places the task in the program's list: never before the thread's earlier tasks.
+int ProgramBuilder::host_task(const std::string& name, int64_t tid, int step, double start_us, double end_us, double order_us) {
+  Task task;
+  task.kind = TaskKind::compute;
+  task.name = name;
+  task.stream = host_stream_[tid];
+  task.step = step;
+  task.op_kind = "host";
+  task.duration_s = std::max(0.0, end_us - start_us) * kUs;
+  ++out_.stats.host_tasks;
+  return add(std::move(task), order_us);
+}
 
-  // Step markers on the main thread: other threads start each step after it.
-  std::vector<int> markers(windows_.size(), -1);
+// The thread's next task: the first one of a window waits for the step's marker.
+void ProgramBuilder::chain(ThreadWindow& at, int task) {
+  if (at.previous < 0 && at.marker >= 0) depend(task, at.marker);
+  at.previous = task;
+}
 
-  // The main thread first, so that markers exist when other threads need them.
+// Host time from the cursor to `end_us`, as one task.
+int ProgramBuilder::segment(ThreadWindow& at, const std::string& name, double end_us) {
+  const int d = host_task(name, at.tid, at.step, at.cursor, end_us, at.cursor);
+  chain(at, d);
+  at.cursor = std::max(at.cursor, end_us);
+  return d;
+}
+
+// A call that launched GPU op `i`: the GPU task waits for the host to reach it.
+void ProgramBuilder::on_launch(ThreadWindow& at, int c, int i) {
+  const KinetoRuntimeCall& call = trace_.runtime_calls[c];
+  const std::string& name = trace_.names[call.name];
+  const double call_end = call.ts_us + call.dur_us;
+  const KinetoGpuOp& op = trace_.gpu_ops[i];
+  if (op.kind == KinetoGpuOp::Kind::memcpy && name_of(op).find("DtoD") != std::string::npos && op.bytes >= 0)
+    last_copy_bytes_[at.tid] = op.bytes;
+  const int t = op_task_[i];
+  GpuTaskInfo& g = gpu_tasks_[t];
+  const bool blocking = is_copy_call(name) && op.ts_us + op.dur_us <= call_end;
+  if (op_heads_task_[i]) {
+    if (tasks_[g.draft].kind == TaskKind::compute && is_nccl_kernel(name_of(op))) set_collective(tasks_[g.draft], op, at.tid);
+    // A blocking copy is issued at the call's start; a launch returns before the kernel needs
+    // to start.
+    const int launch = segment(at, "launch", blocking ? call.ts_us : call_end);
+    depend(g.draft, launch);
+    if (at.waiting) {
+      for (const auto& [stream, other] : at.last_task_on_stream)
+        if (stream != g.stream && gpu_tasks_[other].end_us <= g.start_us + kClockSlackUs) depend(g.draft, gpu_tasks_[other].draft);
+    }
+  }
+  at.waiting = false;
+  at.last_task_on_stream[g.stream] = t;
+  if (blocking) {
+    // The host resumes when the copy is done, plus what the call took after that.
+    const int sync = host_task("wait " + name, at.tid, at.step, std::max(call.ts_us, op.ts_us + op.dur_us), call_end, at.cursor);
+    depend(sync, g.draft);
+    chain(at, sync);
+    at.cursor = std::max(at.cursor, call_end);
+  }
+}
+
+// A synchronisation: released by the GPU work launched before it that finished last before it
+// returned.
+void ProgramBuilder::on_sync(ThreadWindow& at, int c) {
+  const KinetoRuntimeCall& call = trace_.runtime_calls[c];
+  const double call_end = call.ts_us + call.dur_us;
+  const int release = release_of_call_[c];
+  const auto& ops = trace_.gpu_ops;
+  const double release_end = release >= 0 ? ops[release].ts_us + ops[release].dur_us : -INFINITY;
+  segment(at, "host", call.ts_us);
+  const int sync = host_task("wait " + trace_.names[call.name], at.tid, at.step, std::max(call.ts_us, release_end), call_end, at.cursor);
+  if (release >= 0) depend(sync, gpu_tasks_[op_task_[release]].draft);
+  chain(at, sync);
+  at.cursor = std::max(at.cursor, call_end);
+}
+
+// One thread's calls inside window `w`, from `next` on (advanced past them).
+void ProgramBuilder::replay_window(int64_t tid, size_t w, size_t& next, size_t& next_allocation) {
+  const auto& calls = trace_.runtime_calls;
+  const auto& list = calls_of_thread_[tid];
+  const std::vector<KinetoAllocation>& allocations = allocations_of_thread_[tid];
+  const Window& window = windows_[w];
+  const bool main = tid == main_tid_;
+  ThreadWindow at;
+  at.tid = tid;
+  at.step = window.number;
+  at.cursor = window.start_us;
+  if (main) {
+    at.previous = host_task("ProfilerStep#" + std::to_string(window.number), tid, window.number, at.cursor, at.cursor, at.cursor);
+    step_markers_[w] = at.previous;
+  }
+  at.marker = step_markers_[w];
+  while (next < list.size() && window_of(calls[list[next]].ts_us) < static_cast<int>(w)) ++next;
+  for (; next < list.size() && window_of(calls[list[next]].ts_us) == static_cast<int>(w); ++next) {
+    const int c = list[next];
+    const KinetoRuntimeCall& call = calls[c];
+    const std::string& name = trace_.names[call.name];
+    for (; next_allocation < allocations.size() && allocations[next_allocation].ts_us < call.ts_us; ++next_allocation)
+      last_alloc_bytes_[tid] = allocations[next_allocation].bytes;
+    if (name == "cudaStreamWaitEvent" || name == "cuStreamWaitEvent") {
+      at.waiting = true;
+    } else if (op_of_call_[c] >= 0 && op_task_[op_of_call_[c]] >= 0) {
+      on_launch(at, c, op_of_call_[c]);
+    } else if (is_sync_call(name)) {
+      on_sync(at, c);
+    }
+  }
+  // The main thread runs to the step's end (the next step starts from there).
+  if (main) segment(at, "host", window.end_us);
+}
+
+// Each CPU thread that calls CUDA becomes a stream of host tasks (see kineto_to_graph.h).
+void ProgramBuilder::make_host_tasks() {
+  index_calls();
+  find_sync_releases();
+  number_host_streams();
+  step_markers_.assign(windows_.size(), -1);
+  // The main thread first, so that step markers exist when other threads need them.
   std::vector<int64_t> order{main_tid_};
-  for (const auto& [tid, list] : by_thread)
+  for (const auto& [tid, list] : calls_of_thread_)
     if (tid != main_tid_) order.push_back(tid);
   for (int64_t tid : order) {
-    const auto& list = by_thread[tid];
-    const bool main = tid == main_tid_;
-    size_t next = 0;
-    const std::vector<KinetoAllocation>& thread_allocations = allocations[tid];
-    size_t next_allocation = 0;
-    for (size_t w = 0; w < windows_.size(); ++w) {
-      const Window& window = windows_[w];
-      double cursor = window.start_us;
-      int previous = -1;  // last host task of this thread in this window
-      if (main) {
-        previous = host_task("ProfilerStep#" + std::to_string(window.number), tid, window.number, cursor, cursor, cursor);
-        markers[w] = previous;
+    size_t next = 0, next_allocation = 0;
+    for (size_t w = 0; w < windows_.size(); ++w) replay_window(tid, w, next, next_allocation);
+  }
+}
+
+// Orders tasks by time (streams keep their order: each stream's tasks are made in time order),
+// permuting in place so that the program takes the vector without a copy, and renumbers deps.
+void ProgramBuilder::order_tasks() {
+  const size_t n = tasks_.size();
+  std::vector<int> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return order_us_[a] < order_us_[b]; });
+  std::vector<int> index(n);
+  for (size_t k = 0; k < n; ++k) index[order[k]] = static_cast<int>(k);
+  for (size_t k = 0; k < n; ++k) {  // follow each cycle of the permutation: task order[k] goes to k
+    if (index[k] < 0) continue;
+    size_t slot = k;
+    Task moving = std::move(tasks_[k]);
+    while (true) {
+      const size_t target = static_cast<size_t>(index[slot]);
+      index[slot] = -1 - index[slot];  // mark done, keep the value recoverable
+      if (target == k) {
+        tasks_[k] = std::move(moving);
+        break;
       }
-      std::map<int, int> last_task_on_stream;  // this thread's launches in this window: stream -> GPU task
-      bool waiting = false;                    // a cudaStreamWaitEvent is pending
-      auto chain = [&](int d) {
-        if (previous < 0 && markers[w] >= 0) depend(d, markers[w]);
-        previous = d;
-      };
-      auto segment = [&](const std::string& name, double end_us) {
-        const int d = host_task(name, tid, window.number, cursor, end_us, cursor);
-        chain(d);
-        cursor = std::max(cursor, end_us);
-        return d;
-      };
-      while (next < list.size() && window_of(calls[list[next]].ts_us) < static_cast<int>(w)) ++next;
-      for (; next < list.size() && window_of(calls[list[next]].ts_us) == static_cast<int>(w); ++next) {
-        const int c = list[next];
-        const KinetoRuntimeCall& call = calls[c];
-        const std::string& name = trace_.names[call.name];
-        const double call_end = call.ts_us + call.dur_us;
-        for (; next_allocation < thread_allocations.size() && thread_allocations[next_allocation].ts_us < call.ts_us; ++next_allocation)
-          last_alloc_bytes_[tid] = thread_allocations[next_allocation].bytes;
-        if (name == "cudaStreamWaitEvent" || name == "cuStreamWaitEvent") {
-          waiting = true;
-          continue;
-        }
-        if (op_of_call[c] >= 0 && op_task_[op_of_call[c]] >= 0) {
-          const int i = op_of_call[c];
-          const KinetoGpuOp& op = ops[i];
-          if (op.kind == KinetoGpuOp::Kind::memcpy && name_of(op).find("DtoD") != std::string::npos && op.bytes >= 0)
-            last_copy_bytes_[tid] = op.bytes;
-          const int t = op_task_[i];
-          GpuTaskInfo& g = gpu_tasks_[t];
-          const bool blocking = is_copy_call(name) && op.ts_us + op.dur_us <= call_end;
-          if (op_heads_task_[i]) {
-            if (tasks_[g.draft].kind == TaskKind::compute && is_nccl_kernel(name_of(op))) set_collective(tasks_[g.draft], op, tid);
-            // The launch: the GPU task waits for the host to reach it. A blocking copy is
-            // issued at the call's start; a launch returns before the kernel needs to start.
-            const int launch = segment("launch", blocking ? call.ts_us : call_end);
-            depend(g.draft, launch);
-            if (waiting) {
-              for (const auto& [stream, other] : last_task_on_stream)
-                if (stream != g.stream && gpu_tasks_[other].end_us <= g.start_us + kClockSlackUs)
-                  depend(g.draft, gpu_tasks_[other].draft);
-            }
-          }
-          waiting = false;
-          last_task_on_stream[g.stream] = t;
-          if (blocking) {
-            // The host resumes when the copy is done, plus what the call took after that.
-            const int sync = host_task("wait " + name, tid, window.number, std::max(call.ts_us, op.ts_us + op.dur_us), call_end, cursor);
-            depend(sync, g.draft);
-            chain(sync);
-            cursor = std::max(cursor, call_end);
-          }
-          continue;
-        }
-        if (is_sync_call(name)) {
-          // Released by the GPU work launched before it that finished last before it returned.
-          const int release = release_of_call[c];
-          const double release_end = release >= 0 ? ops[release].ts_us + ops[release].dur_us : -INFINITY;
-          segment("host", call.ts_us);
-          const int sync = host_task("wait " + name, tid, window.number, std::max(call.ts_us, release_end), call_end, cursor);
-          if (release >= 0) depend(sync, gpu_tasks_[op_task_[release]].draft);
-          chain(sync);
-          cursor = std::max(cursor, call_end);
-        }
-      }
-      // The main thread runs to the step's end (the next step starts from there).
-      if (main) segment("host", window.end_us);
+      std::swap(moving, tasks_[target]);
+      slot = target;
     }
+  }
+  for (size_t k = 0; k < n; ++k) index[k] = -1 - index[k];
+  for (size_t k = 0; k < n; ++k) {
+    Task& task = tasks_[k];
+    std::set<int> deps;
+    for (const TaskRef& dep : task.deps)
+      if (index[dep.task] != static_cast<int>(k)) deps.insert(index[dep.task]);
+    task.deps.clear();
+    for (int dep : deps) task.deps.push_back({0, dep});
   }
 }
 
@@ -492,38 +576,11 @@ RankProgram ProgramBuilder::build() {
   op_owner_ = {};
   op_owner_name_ = {};
   gpu_tasks_ = {};
-  // Order tasks by time (streams keep their order: each stream's tasks are made in time order),
-  // permuting in place so that the program takes the vector without a copy.
-  const size_t n = tasks_.size();
-  std::vector<int> order(n);
-  for (size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return order_us_[a] < order_us_[b]; });
-  std::vector<int> index(n);
-  for (size_t k = 0; k < n; ++k) index[order[k]] = static_cast<int>(k);
-  for (size_t k = 0; k < n; ++k) {  // follow each cycle of the permutation: task order[k] goes to k
-    if (index[k] < 0) continue;
-    size_t slot = k;
-    Task moving = std::move(tasks_[k]);
-    while (true) {
-      const size_t target = static_cast<size_t>(index[slot]);
-      index[slot] = -1 - index[slot];  // mark done, keep the value recoverable
-      if (target == k) {
-        tasks_[k] = std::move(moving);
-        break;
-      }
-      std::swap(moving, tasks_[target]);
-      slot = target;
-    }
-  }
-  for (size_t k = 0; k < n; ++k) index[k] = -1 - index[k];
-  for (size_t k = 0; k < n; ++k) {
-    Task& task = tasks_[k];
-    std::set<int> deps;
-    for (const TaskRef& dep : task.deps)
-      if (index[dep.task] != static_cast<int>(k)) deps.insert(index[dep.task]);
-    task.deps.clear();
-    for (int dep : deps) task.deps.push_back({0, dep});
-  }
+  op_of_call_ = {};
+  release_of_call_ = {};
+  calls_of_thread_ = {};
+  allocations_of_thread_ = {};
+  order_tasks();
   RankProgram program;
   program.tasks = std::move(tasks_);
   out_.stats.tasks += static_cast<long>(program.tasks.size());
