@@ -530,7 +530,7 @@ ReplayResult Replay::run() {
       TimelineEvent e;
       e.stream = task.stream;
       e.step = task.step;
-      e.category = task.kind == TaskKind::compute      ? EventCategory::compute
+      e.category = task.kind == TaskKind::compute      ? (is_host_task(task) ? EventCategory::host : EventCategory::compute)
                    : task.kind == TaskKind::collective ? EventCategory::communication
                                                        : EventCategory::point_to_point;
       e.name = task.name.empty() ? (task.kind == TaskKind::collective ? to_string(task.op) : to_string(task.kind)) : task.name;

@@ -57,7 +57,7 @@ CollectiveWaits collective_waits(const Timeline& timeline) {
     starts.resize(events.size());
     for (size_t i = 0; i < events.size(); ++i) {
       starts[i] = events[i].start_s;
-      if (events[i].category == EventCategory::compute) continue;
+      if (!is_transfer(events[i].category)) continue;
       const bool collective = events[i].category == EventCategory::communication;
       members.push_back({static_cast<int>(events[i].category), collective ? &events[i].name : &kNoName, events[i].bytes,
                          events[i].end_s, static_cast<int>(c), static_cast<int>(i)});

@@ -10,6 +10,7 @@ const char* to_string(PathSegmentKind kind) {
     case PathSegmentKind::compute: return "compute";
     case PathSegmentKind::communication: return "communication";
     case PathSegmentKind::point_to_point: return "p2p";
+    case PathSegmentKind::host: return "host";
     case PathSegmentKind::idle: return "idle";
   }
   return "?";
@@ -36,6 +37,7 @@ PathSegmentKind kind_of(EventCategory category) {
     case EventCategory::compute: return PathSegmentKind::compute;
     case EventCategory::communication: return PathSegmentKind::communication;
     case EventCategory::point_to_point: return PathSegmentKind::point_to_point;
+    case EventCategory::host: return PathSegmentKind::host;
   }
   return PathSegmentKind::compute;
 }
@@ -180,7 +182,7 @@ CriticalPath critical_path(const Timeline& timeline, const StepSpan& step) {
 
   double t_s = step.end_s;  // the path is known from here to the step's end
   while (t_s > step.start_s + kSameInstant_s) {
-    if (index.event(current).category != EventCategory::compute) {
+    if (is_transfer(index.event(current).category)) {
       current = index.last_arrival(current);
       index.visit(current);
     }

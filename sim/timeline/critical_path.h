@@ -25,7 +25,7 @@
 
 namespace scalecast {
 
-enum class PathSegmentKind { compute, communication, point_to_point, idle };
+enum class PathSegmentKind { compute, communication, point_to_point, host, idle };
 const char* to_string(PathSegmentKind kind);
 
 struct PathSegment {

@@ -10,12 +10,13 @@ const char* to_string(EventCategory category) {
     case EventCategory::compute: return "compute";
     case EventCategory::communication: return "communication";
     case EventCategory::point_to_point: return "p2p";
+    case EventCategory::host: return "host";
   }
   return "?";
 }
 
 bool parse_event_category(const std::string& text, EventCategory& category) {
-  for (auto c : {EventCategory::compute, EventCategory::communication, EventCategory::point_to_point})
+  for (auto c : {EventCategory::compute, EventCategory::communication, EventCategory::point_to_point, EventCategory::host})
     if (text == to_string(c)) {
       category = c;
       return true;
@@ -63,17 +64,26 @@ double overlap(const std::vector<Interval>& x, const std::vector<Interval>& y) {
 }  // namespace
 
 TimeBreakdown breakdown(const RankClassTimeline& timeline, double from_s, double to_s) {
-  std::vector<Interval> compute, communication;
-  for (const TimelineEvent& e : timeline.events)
-    (e.category == EventCategory::compute ? compute : communication).emplace_back(e.start_s, e.end_s);
+  std::vector<Interval> compute, communication, host;
+  for (const TimelineEvent& e : timeline.events) {
+    if (e.end_s < from_s || e.start_s > to_s) continue;
+    auto& into = e.category == EventCategory::compute ? compute : e.category == EventCategory::host ? host : communication;
+    into.emplace_back(e.start_s, e.end_s);
+  }
   auto compute_union = merged(std::move(compute), from_s, to_s);
   auto communication_union = merged(std::move(communication), from_s, to_s);
+  auto host_union = merged(std::move(host), from_s, to_s);
   TimeBreakdown b;
   b.span_s = std::max(0.0, to_s - from_s);
   b.compute_s = total(compute_union);
   b.communication_s = total(communication_union);
   b.exposed_communication_s = b.communication_s - overlap(compute_union, communication_union);
   b.idle_s = std::max(0.0, b.span_s - b.compute_s - b.exposed_communication_s);
+  b.host_s = total(host_union);
+  // Host time while the GPU was busy: overlap with the union of compute and communication.
+  std::vector<Interval> gpu = compute_union;
+  gpu.insert(gpu.end(), communication_union.begin(), communication_union.end());
+  b.host_only_s = b.host_s - overlap(host_union, merged(std::move(gpu), from_s, to_s));
   return b;
 }
 

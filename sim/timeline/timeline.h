@@ -8,9 +8,16 @@
 
 namespace scalecast {
 
-enum class EventCategory { compute, communication, point_to_point };
+// compute: GPU work (kernels, copies); communication: a collective; point_to_point: a send or
+// receive; host: a CPU thread's work (an imported trace's launching threads), which runs beside
+// the GPU's and is never counted as GPU compute.
+enum class EventCategory { compute, communication, point_to_point, host };
 const char* to_string(EventCategory category);
 bool parse_event_category(const std::string& text, EventCategory& category);
+// A collective or a send/recv: something that moves data between ranks.
+inline bool is_transfer(EventCategory category) {
+  return category == EventCategory::communication || category == EventCategory::point_to_point;
+}
 
 struct TimelineEvent {
   int stream = 0;
@@ -37,14 +44,19 @@ struct Timeline {
 };
 
 // Durations over an interval of the timeline, for one rank class: compute is the time at
-// least one compute task ran; exposed communication the time communication ran and no compute
-// did; idle the rest.
+// least one GPU compute task ran; exposed communication the time communication ran and no
+// compute did; idle the rest (the GPU neither computed nor communicated). Host time is
+// counted beside them, not in them: host_s is the time at least one host (CPU thread) task
+// ran, host_only_s the part of it during which the GPU was idle (a launch-bound rank's idle
+// time is mostly host_only_s).
 struct TimeBreakdown {
   double span_s = 0;
   double compute_s = 0;
   double communication_s = 0;
   double exposed_communication_s = 0;
   double idle_s = 0;
+  double host_s = 0;
+  double host_only_s = 0;
 };
 TimeBreakdown breakdown(const RankClassTimeline& timeline, double from_s, double to_s);
 

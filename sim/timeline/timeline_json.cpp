@@ -47,7 +47,7 @@ TimelineEvent parse_event(const json& value, const std::string& source, const st
   if (event.step < -1) throw fields.error("step", "must be -1 (no step) or a step number, got " + std::to_string(event.step));
   const std::string category = fields.get_required<std::string>("category");
   if (!parse_event_category(category, event.category))
-    throw fields.error("category", "is \"" + category + "\"; expected compute, communication or p2p");
+    throw fields.error("category", "is \"" + category + "\"; expected compute, communication, p2p or host");
   event.name = fields.get_required<std::string>("name");
   event.start_s = fields.get_required<double>("start_s");
   event.end_s = fields.get_required<double>("end_s");

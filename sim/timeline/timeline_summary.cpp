@@ -118,6 +118,10 @@ ProgramSummary summarize_program(const RankProgram& program) {
   for (const Task& task : program.tasks) {
     ++summary.tasks[task.kind];
     if (task.kind != TaskKind::compute) continue;
+    if (is_host_task(task)) {
+      summary.measured_host_s += task.duration_s;
+      continue;
+    }
     // A negative duration marks a task whose time the cost model estimates (trace_json.h).
     if (task.duration_s >= 0) summary.measured_compute_s += task.duration_s;
     else ++summary.unmeasured_compute_tasks;
@@ -181,10 +185,14 @@ void add_trace_profile(const ExecutionGraph& graph, size_t count, TraceSummary& 
       // Only compute tasks carry a measured duration (a negative one: left to the cost model).
       if (task.kind != TaskKind::compute || task.duration_s < 0) continue;
       stream.measured_busy_s += task.duration_s;
-      OperatorTotal& total = totals[{EventCategory::compute, task.name}];
+      const bool host = is_host_task(task);
+      stream.host = stream.host || host;
+      OperatorTotal& total = totals[{host ? EventCategory::host : EventCategory::compute, task.name}];
       total.name = task.name;
+      total.category = host ? EventCategory::host : EventCategory::compute;
       total.count += ranks_of_program[p];
       total.total_s += task.duration_s * ranks_of_program[p];
+      if (host) continue;  // host time is not GPU compute
       auto& per_program = step_compute_per_program[task.step];
       per_program.resize(graph.programs.size(), 0);
       per_program[p] += task.duration_s;

@@ -64,7 +64,8 @@ TimelineSummary summarize_timeline(const Timeline& timeline, size_t top_operator
 struct ProgramSummary {
   std::vector<int> ranks;
   std::map<TaskKind, long> tasks;  // count per kind, kinds that occur
-  double measured_compute_s = 0;   // sum of compute tasks' traced durations
+  double measured_compute_s = 0;   // sum of GPU compute tasks' traced durations
+  double measured_host_s = 0;      // sum of host (CPU thread) tasks' traced durations
   long unmeasured_compute_tasks = 0;  // compute tasks left to the cost model (no duration)
 };
 
@@ -90,6 +91,7 @@ struct TraceStream {
   int stream = 0;
   long tasks = 0;
   double measured_busy_s = 0;
+  bool host = false;  // a CPU thread's stream of host tasks (an imported trace's)
 };
 
 struct TraceSummary {
@@ -100,14 +102,14 @@ struct TraceSummary {
   std::map<TaskKind, long> tasks;  // over all ranks
   // Distinct step numbers; when no task has one, 1 (the trace is one unnumbered step).
   int steps = 0;
-  std::vector<double> compute_s_per_rank;  // measured compute durations, summed per rank
+  std::vector<double> compute_s_per_rank;  // measured GPU compute durations, summed per rank
   std::vector<CollectiveTotal> collectives;  // ops that occur, in CollectiveOp order
   std::vector<CommunicatorSummary> communicators;
   std::vector<TraceStream> streams;          // by program, then stream
-  // Compute tasks by name over all ranks, by measured duration (count and total count a
-  // program's task once per rank running it); largest first.
+  // Compute and host tasks by name and category over all ranks, by measured duration (count and
+  // total count a program's task once per rank running it); largest first.
   std::vector<OperatorTotal> top_operators;
-  // Per step number (-1 when the trace has none): measured compute of the busiest rank.
+  // Per step number (-1 when the trace has none): measured GPU compute of the busiest rank.
   std::vector<std::pair<int, double>> step_compute_s;
 };
 

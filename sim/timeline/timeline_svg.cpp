@@ -23,6 +23,7 @@ constexpr const char* kCommunication = "#f28e2b";
 constexpr const char* kExposed = "#e15759";
 constexpr const char* kPointToPoint = "#59a14f";
 constexpr const char* kWaiting = "#c5b0d5";
+constexpr const char* kHost = "#9c755f";
 constexpr const char* kIdle = "#e8e8e8";
 constexpr const char* kPath = "#000000";
 
@@ -81,8 +82,9 @@ std::vector<Interval> uncovered(double a, double b, const std::vector<Interval>&
   return out;
 }
 
-// Per class, with no compute running: the union of its compute, the time it transferred
-// (exposed communication), and the time it waited in collectives for other ranks to arrive.
+// Per class: the union of its GPU compute and, with no compute running, the time it transferred
+// (exposed communication) and the time it waited in collectives for other ranks to arrive.
+// Host (CPU thread) tasks are not GPU work and take no part in it.
 struct ClassShape {
   std::vector<Interval> compute;
   std::vector<Interval> exposed;
@@ -96,7 +98,7 @@ ClassShape shape_of(const RankClassTimeline& rank_class, const std::vector<doubl
   for (size_t i = 0; i < rank_class.events.size(); ++i) {
     const TimelineEvent& e = rank_class.events[i];
     if (e.category == EventCategory::compute) compute.emplace_back(e.start_s, e.end_s);
-    else transfers.emplace_back(transfer_start_s[i], e.end_s);
+    else if (is_transfer(e.category)) transfers.emplace_back(transfer_start_s[i], e.end_s);
   }
   shape.compute = merge_intervals(std::move(compute));
   for (const auto& [a, b] : merge_intervals(std::move(transfers)))
@@ -157,9 +159,11 @@ class SvgWriter {
   void draw_axis(double plot_top, double plot_bottom);
   void draw_critical_path(const std::vector<double>& row_tops);
   double x(double t_s) const { return left_ + (t_s - t0_) / (t1_ - t0_) * plot_width_; }
-  void rect(double x0, double y0, double w, double h, const char* fill) {
+  void rect(double x0, double y0, double w, double h, const char* fill, double opacity = 1) {
     out_ << "<rect x=\"" << number(x0) << "\" y=\"" << number(y0) << "\" width=\"" << number(w) << "\" height=\""
-         << number(h) << "\" fill=\"" << fill << "\"/>\n";
+         << number(h) << "\" fill=\"" << fill << "\"";
+    if (opacity < 1) out_ << " fill-opacity=\"" << number(opacity) << "\"";
+    out_ << "/>\n";
   }
   void text(double x0, double y0, const std::string& content, const std::string& attributes = "") {
     out_ << "<text x=\"" << number(x0) << "\" y=\"" << number(y0) << "\"" << (attributes.empty() ? "" : " ")
@@ -174,7 +178,9 @@ class SvgWriter {
     return it->second;
   }
   // Bars [x0, x1) of one colour on one lane, merged where they touch so that back-to-back
-  // tasks draw as one bar instead of hundreds of slivers.
+  // tasks draw as one bar instead of hundreds of slivers. Runs narrower than a pixel are drawn
+  // by how much of each pixel they cover (fill-opacity), so that a lane of thousands of short
+  // kernels looks as busy as it was, not solid.
   void bars(std::vector<Interval> spans_s, double top, double height, const char* fill);
 
   const Timeline& timeline_;
@@ -190,6 +196,7 @@ class SvgWriter {
   double width_ = 1200, left_ = kLabelWidth_px, plot_width_ = 1000;
   double lane_height_ = 12, row_gap_ = 4, row_height_ = 24;
   bool has_p2p_ = false;
+  bool has_host_ = false;
   bool has_waiting_ = false;
   std::string summary_note_;
 };
@@ -264,30 +271,41 @@ void SvgWriter::choose_rows() {
 
 void SvgWriter::bars(std::vector<Interval> spans_s, double top, double height, const char* fill) {
   std::vector<Interval> spans_px;
-  for (const auto& [a, b] : spans_s) {
-    double x0 = x(a), x1 = x(b);
-    if (x1 - x0 < 0.5) x1 = x0 + 0.5;  // keep short tasks visible
-    spans_px.emplace_back(x0, x1);
-  }
-  std::sort(spans_px.begin(), spans_px.end());
+  for (const auto& [a, b] : merge_intervals(std::move(spans_s))) spans_px.emplace_back(x(a), x(b));
+  std::map<long, double> covered_px;  // pixel column -> the part of it that narrow runs cover
   std::vector<Interval> runs;
   for (const auto& [a, b] : spans_px) {
-    if (!runs.empty() && a <= runs.back().second + 0.25) runs.back().second = std::max(runs.back().second, b);
-    else runs.emplace_back(a, b);
+    if (b - a >= 1) {
+      if (!runs.empty() && a <= runs.back().second + 0.25) runs.back().second = std::max(runs.back().second, b);
+      else runs.emplace_back(a, b);
+      continue;
+    }
+    for (long column = static_cast<long>(std::floor(a)); column < b; ++column)
+      covered_px[column] += std::min<double>(b, column + 1) - std::max<double>(a, column);
   }
   for (const auto& [a, b] : runs) rect(a, top, b - a, height, fill);
+  // Coverage in eighths (at least one, so that a lone short task stays visible); equal
+  // neighbours draw as one rectangle.
+  auto level = [](double part) { return std::clamp(std::lround(8 * part), 1L, 8L); };
+  for (auto it = covered_px.begin(); it != covered_px.end();) {
+    auto end = std::next(it);
+    while (end != covered_px.end() && end->first == std::prev(end)->first + 1 && level(end->second) == level(it->second)) ++end;
+    const long last = std::prev(end)->first;
+    rect(static_cast<double>(it->first), top, static_cast<double>(last + 1 - it->first), height, fill, level(it->second) / 8.0);
+    it = end;
+  }
 }
 
 void SvgWriter::draw_lane_row(const Row& row, double top) {
   const RankClassTimeline& rank_class = timeline_.classes[row.rank_class];
   const std::vector<double>& transfer_start_s = waits_.transfer_start_s[row.rank_class];
   std::vector<std::vector<Interval>> compute(streams_.size()), communication(streams_.size()), p2p(streams_.size()),
-      waiting(streams_.size());
+      waiting(streams_.size()), host(streams_.size());
   for (size_t i = 0; i < rank_class.events.size(); ++i) {
     const TimelineEvent& e = rank_class.events[i];
     const int lane = lane_of_stream_.at(e.stream);
-    if (e.category == EventCategory::compute) {
-      compute[lane].emplace_back(e.start_s, e.end_s);
+    if (!is_transfer(e.category)) {
+      (e.category == EventCategory::host ? host : compute)[lane].emplace_back(e.start_s, e.end_s);
       continue;
     }
     // Before its transfer began, a collective only waited for the other ranks.
@@ -300,6 +318,7 @@ void SvgWriter::draw_lane_row(const Row& row, double top) {
     const double h = std::max(1.0, lane_height_ - (lane_height_ >= 6 ? 1 : 0));
     rect(left_, y, plot_width_, h, kIdle);
     bars(compute[lane], y, h, kCompute);
+    bars(host[lane], y, h, kHost);
     bars(waiting[lane], y, h, kWaiting);
     bars(communication[lane], y, h, kCommunication);
     bars(p2p[lane], y, h, kPointToPoint);
@@ -371,7 +390,8 @@ void SvgWriter::draw_header(double& y) {
 }
 
 void SvgWriter::draw_legend(double y) {
-  std::vector<std::pair<const char*, std::string>> items = {{kCompute, "compute"}};
+  std::vector<std::pair<const char*, std::string>> items = {{kCompute, "GPU compute"}};
+  if (has_host_ && mode_ != SvgRowMode::rank_buckets) items.push_back({kHost, "host (CPU thread)"});
   if (mode_ != SvgRowMode::rank_buckets) items.push_back({kCommunication, "communication (overlapped by compute)"});
   items.push_back({kExposed, "exposed communication (no compute running)"});
   if (has_waiting_) items.push_back({kWaiting, "waiting for other ranks"});
@@ -448,6 +468,7 @@ TimelineSvg SvgWriter::draw() {
       if (!std::isfinite(e.start_s) || !std::isfinite(e.end_s)) throw std::runtime_error("timeline has a non-finite time");
       streams.insert(e.stream);
       has_p2p_ = has_p2p_ || e.category == EventCategory::point_to_point;
+      has_host_ = has_host_ || e.category == EventCategory::host;
       first_s = std::min(first_s, e.start_s);
       last_s = std::max(last_s, e.end_s);
     }

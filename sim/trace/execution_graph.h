@@ -58,6 +58,12 @@ struct Task {
   bool operator==(const Task&) const = default;
 };
 
+// The op_kind of work a CPU thread does (an imported trace keeps each launching thread as a
+// stream of such tasks): its measured duration is never scaled by GPU speed, and timelines
+// report it as host time, not GPU compute.
+inline constexpr const char* kHostOpKind = "host";
+inline bool is_host_task(const Task& task) { return task.kind == TaskKind::compute && task.op_kind == kHostOpKind; }
+
 struct RankProgram {
   std::vector<Task> tasks;
   bool operator==(const RankProgram&) const = default;

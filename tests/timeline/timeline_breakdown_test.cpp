@@ -27,6 +27,20 @@ TEST(Breakdown, ComputeHidesPartOfCommunication) {
   EXPECT_DOUBLE_EQ(b.idle_s, 0);
 }
 
+// Host (CPU thread) tasks are counted beside GPU time, never as compute: host [2,5] and [7,10]
+// on the class above over [0,10]: 6 s of host time, of which [8,10] ran while the GPU idled.
+TEST(Breakdown, HostTimeIsNotComputeAndItsPartWithAnIdleGpuIsHostOnly) {
+  RankClassTimeline c = overlapping_class();
+  c.events.push_back(event(EventCategory::host, 2, 2, 5));
+  c.events.push_back(event(EventCategory::host, 2, 7, 10));
+  const TimeBreakdown b = breakdown(c, 0, 10);
+  EXPECT_DOUBLE_EQ(b.compute_s, 6);
+  EXPECT_DOUBLE_EQ(b.exposed_communication_s, 2);
+  EXPECT_DOUBLE_EQ(b.idle_s, 2);
+  EXPECT_DOUBLE_EQ(b.host_s, 6);
+  EXPECT_DOUBLE_EQ(b.host_only_s, 2);
+}
+
 TEST(Breakdown, TimeAfterTheLastTaskIsIdle) {
   const TimeBreakdown b = breakdown(overlapping_class(), 0, 10);
   EXPECT_DOUBLE_EQ(b.compute_s, 6);

@@ -27,7 +27,8 @@ Timeline awkward_timeline() {
   a.ranks = {0, 2};
   a.events = {event(EventCategory::compute, 0, 0, 0.1 + 0.2, 0, "conv\t1"),
               event(EventCategory::communication, 1, 1.0 / 3, 2.0 / 3, 0, "allreduce", 25.5 * 1024 * 1024),
-              event(EventCategory::point_to_point, 2, 1e-9, 1.0000000000000002e-9, -1, "send", 7)};
+              event(EventCategory::point_to_point, 2, 1e-9, 1.0000000000000002e-9, -1, "send", 7),
+              event(EventCategory::host, 3, 0.25, 0.5, 0, "launch")};
   b.ranks = {1};
   t.classes = {a, b};  // b has no events
   return t;

@@ -61,7 +61,7 @@ TEST(TimelineSvg, OneRowPerRankUpToTheLimit) {
     EXPECT_TRUE(contains(svg.text, label)) << label;
   EXPECT_TRUE(contains(svg.text, "small &lt;test&gt; &amp; co"));  // the title is escaped
   // Legend: every category of the timeline (it has sends) and idle.
-  for (const char* entry : {">compute<", "exposed communication", "overlapped by compute", "send/recv (p2p)", ">idle<"})
+  for (const char* entry : {">GPU compute<", "exposed communication", "overlapped by compute", "send/recv (p2p)", ">idle<"})
     EXPECT_TRUE(contains(svg.text, entry)) << entry;
   // Step boundaries and a 2 s axis over the 15.5 s span.
   EXPECT_TRUE(contains(svg.text, ">step 0<"));
@@ -171,6 +171,40 @@ TEST(TimelineSvg, CriticalPathIsDrawnAndNamedInTheLegend) {
   ASSERT_EQ(path.segments.size(), 4u);
   EXPECT_EQ(count(svg.text, "stroke=\"#000000\" stroke-width=\"2\""), 1u + 3u);
   EXPECT_EQ(count(svg.text, "stroke=\"#000000\" stroke-width=\"1\""), 2u);  // two moves between lanes
+}
+
+// Host (CPU thread) tasks are drawn in their own colour on their own lane and named in the
+// legend; they are not GPU compute, so they do not cover exposed communication.
+TEST(TimelineSvg, HostTasksHaveTheirOwnColourAndDoNotHideExposedCommunication) {
+  Timeline t = one_class(1);
+  t.classes[0].events = {event(EventCategory::host, 2, 0, 4), event(EventCategory::communication, 1, 1, 3)};
+  const std::string text = timeline_svg(t, {}).text;
+  EXPECT_TRUE(contains(text, ">host (CPU thread)<"));
+  EXPECT_EQ(count(text, "fill=\"#9c755f\""), 2u);  // legend and the host lane
+  EXPECT_EQ(count(text, "fill=\"#4e79a7\""), 1u);  // the legend only: no GPU compute
+  EXPECT_EQ(count(text, "fill=\"#e15759\""), 2u);  // legend, and the whole allreduce is exposed
+}
+
+// A lane of many short kernels is drawn as busy as it was: 1,000 kernels of 0.1 us, one every
+// microsecond, on a 1,000-pixel plot of 1 ms cover a tenth of each pixel, so the whole lane is
+// drawn at the lowest opacity (1/8), never solid.
+TEST(TimelineSvg, ShortTasksAreDrawnByTheShareOfEachPixelTheyCover) {
+  Timeline t = one_class(1);
+  t.classes[0].events.clear();
+  for (int k = 0; k < 1000; ++k) t.classes[0].events.push_back(event(EventCategory::compute, 0, k * 1e-6, k * 1e-6 + 0.1e-6));
+  TimelineSvgOptions options;
+  options.width_px = 1000 + 170 + 24;  // a 1,000-pixel plot
+  const std::string text = timeline_svg(t, options).text;
+  const std::regex bar("fill=\"#4e79a7\"( fill-opacity=\"([0-9.]+)\")?/>");
+  double drawn_px = 0;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), bar); it != std::sregex_iterator(); ++it) {
+    if (!(*it)[1].matched) continue;  // the legend's swatch
+    EXPECT_EQ((*it)[2].str(), "0.1");  // 1/8, printed with one decimal
+    const std::string before = text.substr(0, it->position());
+    const size_t width_at = before.rfind("width=\"");
+    drawn_px += std::stod(before.substr(width_at + 7));
+  }
+  EXPECT_NEAR(drawn_px, 1000, 2);  // the whole lane, faintly
 }
 
 TEST(TimelineSvg, TickLabelsInMillisecondsAndMicroseconds) {

@@ -117,6 +117,8 @@ ordered_json timeline_report(const TimelineSummary& s) {
   out["exposed_comm_s"] = s.step.per_step.exposed_communication_s;
   out["idle_s"] = s.step.per_step.idle_s;
   out["waiting_s"] = s.step.per_step_waiting_s;
+  out["host_s"] = s.step.per_step.host_s;
+  out["host_only_s"] = s.step.per_step.host_only_s;
   ordered_json streams = ordered_json::array();
   for (const StreamUtilisation& u : s.streams)
     streams.push_back({{"class", u.rank_class},
@@ -140,6 +142,8 @@ ordered_json timeline_report(const TimelineSummary& s) {
                      {"exposed_comm_s", u.time.exposed_communication_s},
                      {"waiting_s", u.waiting_s},
                      {"idle_s", u.time.idle_s},
+                     {"host_s", u.time.host_s},
+                     {"host_only_s", u.time.host_only_s},
                      {"utilisation", u.utilisation},
                      {"compute_utilisation", u.compute_utilisation}});
   out["utilisation"] = {{"span_s", s.span_s}, {"ranks", std::move(ranks)}, {"streams", out["streams"]}};
@@ -155,7 +159,9 @@ ordered_json timeline_report(const TimelineSummary& s) {
                      {"comm_s", b.time.communication_s},
                      {"exposed_comm_s", b.time.exposed_communication_s},
                      {"waiting_s", b.waiting_s},
-                     {"idle_s", b.time.idle_s}});
+                     {"idle_s", b.time.idle_s},
+                     {"host_s", b.time.host_s},
+                     {"host_only_s", b.time.host_only_s}});
   out["step_breakdown"] = std::move(steps);
 
   const CriticalPath& path = s.critical_path;
@@ -177,6 +183,7 @@ ordered_json timeline_report(const TimelineSummary& s) {
                           {"compute_s", path.total_s(PathSegmentKind::compute)},
                           {"comm_s", path.total_s(PathSegmentKind::communication)},
                           {"p2p_s", path.total_s(PathSegmentKind::point_to_point)},
+                          {"host_s", path.total_s(PathSegmentKind::host)},
                           {"idle_s", path.total_s(PathSegmentKind::idle)},
                           {"segments", std::move(segments)}};
   return out;
@@ -206,14 +213,14 @@ void print_rank_utilisation(const TimelineSummary& s) {
                 kMaxClassRows);
     rows.resize(kMaxClassRows);
   }
-  std::printf("  %-6s %-20s %12s %7s %12s %8s %12s %12s %12s\n", "class", "ranks", "busy", "util", "compute",
-              "compute%", "exposed comm", "(waiting)", "idle");
+  std::printf("  %-6s %-20s %12s %7s %12s %8s %12s %12s %12s %12s\n", "class", "ranks", "GPU busy", "util",
+              "compute", "compute%", "exposed comm", "(waiting)", "idle", "host");
   for (const RankUtilisation* u : rows)
-    std::printf("  %-6d %-20s %12s %6.1f%% %12s %7.1f%% %12s %12s %12s\n", u->rank_class,
+    std::printf("  %-6d %-20s %12s %6.1f%% %12s %7.1f%% %12s %12s %12s %12s\n", u->rank_class,
                 fit(rank_ranges_text(u->ranks), 20).c_str(), format_time(u->busy_s).c_str(), 100 * u->utilisation,
                 format_time(u->time.compute_s).c_str(), 100 * u->compute_utilisation,
                 format_time(u->time.exposed_communication_s).c_str(), format_time(u->waiting_s).c_str(),
-                format_time(u->time.idle_s).c_str());
+                format_time(u->time.idle_s).c_str(), format_time(u->time.host_s).c_str());
 }
 
 void print_step_breakdowns(const TimelineSummary& s) {
@@ -236,7 +243,7 @@ void print_critical_path(const TimelineSummary& s) {
   std::printf("\ncritical path of step %d (%s): what sets the step's length\n", path.step.step,
               format_time(length_s).c_str());
   for (PathSegmentKind kind : {PathSegmentKind::compute, PathSegmentKind::communication, PathSegmentKind::point_to_point,
-                               PathSegmentKind::idle})
+                               PathSegmentKind::host, PathSegmentKind::idle})
     std::printf("  %-16s %12s %s\n", to_string(kind), format_time(path.total_s(kind)).c_str(),
                 percent(path.total_s(kind), length_s).c_str());
   std::printf("  %-12s %12s %6s  %-13s %6s %6s %5s  %s\n", "start", "duration", "share", "kind", "rank", "stream", "tasks",
@@ -275,7 +282,10 @@ void print_timeline(const std::string& path, const TimelineSummary& s) {
     std::printf("  exposed comm      %s\n", format_time(s.step.per_step.exposed_communication_s).c_str());
     if (s.step.per_step_waiting_s > 0)
       std::printf("    of which waiting %s for other ranks to reach collectives\n", format_time(s.step.per_step_waiting_s).c_str());
-    std::printf("  idle              %s\n", format_time(s.step.per_step.idle_s).c_str());
+    std::printf("  idle              %s   (the GPU neither computed nor communicated)\n", format_time(s.step.per_step.idle_s).c_str());
+    if (s.step.per_step.host_s > 0)
+      std::printf("  host              %s   (a CPU thread ran; %s of it while the GPU was idle)\n",
+                  format_time(s.step.per_step.host_s).c_str(), format_time(s.step.per_step.host_only_s).c_str());
   }
   print_step_breakdowns(s);
   print_rank_utilisation(s);
@@ -335,6 +345,7 @@ ordered_json trace_report(const TraceSummary& s) {
                         {"rank_count", p.ranks.size()},
                         {"tasks", std::move(program_tasks)},
                         {"measured_compute_s", p.measured_compute_s},
+                        {"measured_host_s", p.measured_host_s},
                         {"unmeasured_compute_tasks", p.unmeasured_compute_tasks}});
   }
   out["programs"] = std::move(programs);
@@ -350,7 +361,11 @@ ordered_json trace_report(const TraceSummary& s) {
   // What the measured durations give without a simulation; times that need one are null.
   ordered_json streams = ordered_json::array();
   for (const TraceStream& t : s.streams)
-    streams.push_back({{"program", t.program}, {"stream", t.stream}, {"tasks", t.tasks}, {"measured_busy_s", t.measured_busy_s}});
+    streams.push_back({{"program", t.program},
+                       {"stream", t.stream},
+                       {"kind", t.host ? "host" : "gpu"},
+                       {"tasks", t.tasks},
+                       {"measured_busy_s", t.measured_busy_s}});
   out["streams"] = std::move(streams);
   out["top_operators"] = top_operators_json(s.top_operators);
   ordered_json steps = ordered_json::array();
@@ -368,13 +383,13 @@ void print_trace(const std::string& path, const TraceSummary& s) {
   std::printf("  steps             %d\n", s.steps);
   std::printf("  compute per step  %s measured on the busiest rank (step time needs `scalecast simulate`)\n",
               format_time(compute_per_step_s(s)).c_str());
-  std::printf("\nprograms\n  %-24s %9s %11s %6s %6s %14s %11s\n", "ranks", "compute", "collective", "send", "recv",
-              "measured", "unmeasured");
+  std::printf("\nprograms (measured: GPU compute; host: CPU threads' tasks)\n  %-24s %9s %11s %6s %6s %14s %14s %11s\n",
+              "ranks", "compute", "collective", "send", "recv", "measured", "host", "unmeasured");
   for (const ProgramSummary& p : s.programs) {
     auto count = [&](TaskKind kind) { return p.tasks.count(kind) ? p.tasks.at(kind) : 0L; };
-    std::printf("  %-24s %9ld %11ld %6ld %6ld %14s %11ld\n", rank_ranges_text(p.ranks).c_str(), count(TaskKind::compute),
+    std::printf("  %-24s %9ld %11ld %6ld %6ld %14s %14s %11ld\n", rank_ranges_text(p.ranks).c_str(), count(TaskKind::compute),
                 count(TaskKind::collective), count(TaskKind::send), count(TaskKind::recv),
-                format_time(p.measured_compute_s).c_str(), p.unmeasured_compute_tasks);
+                format_time(p.measured_compute_s).c_str(), format_time(p.measured_host_s).c_str(), p.unmeasured_compute_tasks);
   }
   std::printf("\ncollectives (over all ranks; bytes are per-rank buffers summed)\n  %-14s %10s %14s\n", "op", "count", "bytes");
   for (const CollectiveTotal& c : s.collectives)
@@ -382,18 +397,19 @@ void print_trace(const std::string& path, const TraceSummary& s) {
   std::printf("\ncommunicators\n  %-6s %-20s %8s %14s\n", "id", "name", "groups", "largest group");
   for (const CommunicatorSummary& c : s.communicators)
     std::printf("  %-6d %-20s %8d %14d\n", c.id, c.name.c_str(), c.groups, c.largest_group);
-  std::printf("\nstreams (measured compute summed: busy time if the stream never waits)\n  %-8s %-7s %8s %14s\n",
-              "program", "stream", "tasks", "busy");
+  std::printf("\nstreams (measured durations summed: busy time if the stream never waits)\n  %-8s %-7s %-5s %8s %14s\n",
+              "program", "stream", "kind", "tasks", "busy");
   for (const TraceStream& t : s.streams)
-    std::printf("  %-8d %-7d %8ld %14s\n", t.program, t.stream, t.tasks, format_time(t.measured_busy_s).c_str());
+    std::printf("  %-8d %-7d %-5s %8ld %14s\n", t.program, t.stream, t.host ? "host" : "gpu", t.tasks,
+                format_time(t.measured_busy_s).c_str());
   std::printf("\nsteps (measured compute of the busiest rank)\n  %-6s %14s\n", "step", "compute");
   for (const auto& [step, compute_s] : s.step_compute_s)
     std::printf("  %-6d %14s\n", step, format_time(compute_s).c_str());
-  std::printf("\ntop operators (measured compute, summed over all ranks)\n  %-32s %8s %14s %14s\n", "name", "count",
-              "total", "mean");
+  std::printf("\ntop operators (measured durations, summed over all ranks)\n  %-32s %-8s %8s %14s %14s\n", "name",
+              "category", "count", "total", "mean");
   for (const OperatorTotal& op : s.top_operators)
-    std::printf("  %-32s %8ld %14s %14s\n", fit(op.name, 32).c_str(), op.count, format_time(op.total_s).c_str(),
-                format_time(op.mean_s).c_str());
+    std::printf("  %-32s %-8s %8ld %14s %14s\n", fit(op.name, 32).c_str(), to_string(op.category), op.count,
+                format_time(op.total_s).c_str(), format_time(op.mean_s).c_str());
 }
 
 // The picture's title and the figures under it.
@@ -409,7 +425,8 @@ TimelineSvgOptions svg_options(const std::string& file, const TimelineSummary& s
                             format_time(s.step.per_step.compute_s) + " (" + percent(s.step.per_step.compute_s, step_s, false) +
                             "), exposed communication " + format_time(s.step.per_step.exposed_communication_s) + " (" +
                             percent(s.step.per_step.exposed_communication_s, step_s, false) + "), idle " + format_time(s.step.per_step.idle_s) +
-                            "; communication in all " + format_time(s.step.per_step.communication_s));
+                            "; communication in all " + format_time(s.step.per_step.communication_s) +
+                            (s.step.per_step.host_s > 0 ? "; host (CPU threads) " + format_time(s.step.per_step.host_s) : ""));
   }
   const CriticalPath& path = s.critical_path;
   if (!path.segments.empty()) {
@@ -417,7 +434,11 @@ TimelineSvgOptions svg_options(const std::string& file, const TimelineSummary& s
     options.notes.push_back("critical path of step " + std::to_string(path.step.step) + ": compute " +
                             percent(path.total_s(PathSegmentKind::compute), length_s, false) + ", communication " +
                             percent(path.total_s(PathSegmentKind::communication), length_s, false) + ", p2p " +
-                            percent(path.total_s(PathSegmentKind::point_to_point), length_s, false) + ", idle " +
+                            percent(path.total_s(PathSegmentKind::point_to_point), length_s, false) +
+                            (path.total_s(PathSegmentKind::host) > 0
+                                 ? ", host " + percent(path.total_s(PathSegmentKind::host), length_s, false)
+                                 : std::string()) +
+                            ", idle " +
                             percent(path.total_s(PathSegmentKind::idle), length_s, false));
     options.critical_path = &path;
   }
