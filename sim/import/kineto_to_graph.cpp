@@ -113,9 +113,11 @@ KinetoImport kineto_to_graph(std::vector<KinetoTrace> traces, const KinetoImport
   return out;
 }
 
-double median_profiler_step_s(const KinetoTrace& trace) {
+double steady_profiler_step_s(const KinetoTrace& trace) {
+  std::vector<KinetoStep> steps = trace.steps;
+  std::sort(steps.begin(), steps.end(), [](auto& a, auto& b) { return a.ts_us < b.ts_us; });
   std::vector<double> durations;
-  for (const auto& s : trace.steps) durations.push_back(s.dur_us * kUs);
+  for (size_t k = steps.size() > 1 ? 1 : 0; k < steps.size(); ++k) durations.push_back(steps[k].dur_us * kUs);
   if (durations.empty()) return 0;
   std::sort(durations.begin(), durations.end());
   const size_t n = durations.size();

@@ -61,7 +61,9 @@ struct KinetoImport {
 // peak memory of a large import down).
 KinetoImport kineto_to_graph(std::vector<KinetoTrace> traces, const KinetoImportOptions& options);
 
-// The median ProfilerStep duration of a trace, in seconds (what a replay is compared against).
-double median_profiler_step_s(const KinetoTrace& trace);
+// The measured steady-state step of a trace, in seconds (what a replay is compared against):
+// the median ProfilerStep duration after the first, which is warm-up, as a replay's step is
+// (sim/timeline/step_report.h); with one step, that step's duration.
+double steady_profiler_step_s(const KinetoTrace& trace);
 
 }  // namespace scalecast

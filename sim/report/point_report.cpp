@@ -30,6 +30,7 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const PointResult& p
   out["comm_s"] = step.per_step.communication_s;
   out["idle_s"] = step.per_step.idle_s;
   out["waiting_s"] = step.per_step_waiting_s;
+  out["host_s"] = step.per_step.host_s;
   out["breakdown_class"] = step.breakdown_class;
   out["collectives"] = point.replay.collectives.size();
   out["algorithms"] = algorithm_counts(point.replay);

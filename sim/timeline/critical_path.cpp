@@ -1,6 +1,7 @@
 #include "sim/timeline/critical_path.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace scalecast {
@@ -132,16 +133,17 @@ class EndIndex {
   std::vector<std::vector<bool>> visited_;
 };
 
-// The step's last task: the latest end among its events (ties: first class, then the task that
-// started last, which is the one that ran up to the end).
-EventRef last_task(const Timeline& timeline, const StepSpan& step) {
+// The step's last task: the latest end among its events (on `resource` when given; ties: first
+// class, then the task that started last, which is the one that ran up to the end).
+EventRef last_task(const Timeline& timeline, const StepSpan& step, const StepResource* resource) {
   EventRef last;
   double end_s = -std::numeric_limits<double>::infinity(), start_s = end_s;
   for (size_t c = 0; c < timeline.classes.size(); ++c) {
+    if (resource && static_cast<int>(c) != resource->rank_class) continue;
     const auto& events = timeline.classes[c].events;
     for (size_t i = 0; i < events.size(); ++i) {
       const TimelineEvent& e = events[i];
-      if (e.step != step.step) continue;
+      if (e.step != step.step || (resource && !resource->holds(e))) continue;
       if (e.end_s > end_s || (e.end_s == end_s && e.start_s > start_s)) {
         last = {static_cast<int>(c), static_cast<int>(i)};
         end_s = e.end_s;
@@ -152,18 +154,33 @@ EventRef last_task(const Timeline& timeline, const StepSpan& step) {
   return last;
 }
 
+// The resource's task that starts as the step ends (the next step's first there), if any.
+const TimelineEvent* next_step_start(const Timeline& timeline, const StepSpan& step, const StepResource& resource) {
+  for (const TimelineEvent& e : timeline.classes[resource.rank_class].events)
+    if (e.step > step.step && resource.holds(e) && std::abs(e.start_s - step.end_s) <= kSameInstant_s) return &e;
+  return nullptr;
+}
+
 int first_rank(const RankClassTimeline& rank_class) {
   return rank_class.ranks.empty() ? -1 : *std::min_element(rank_class.ranks.begin(), rank_class.ranks.end());
 }
 
 }  // namespace
 
-CriticalPath critical_path(const Timeline& timeline, const StepSpan& step) {
+CriticalPath critical_path(const Timeline& timeline, const StepSpan& step, const StepResource* resource) {
   CriticalPath path;
   path.step = step;
-  EventRef current = last_task(timeline, step);
-  if (!current.valid()) return path;
   EndIndex index(timeline);
+  EventRef current;
+  // A period ends where the next step starts on the resource: the path ends with what that
+  // task waited for, which ended at that instant.
+  if (resource)
+    if (const TimelineEvent* next = next_step_start(timeline, step, *resource)) {
+      current = index.ending_in_class(resource->rank_class, step.end_s, next->stream);
+      if (!current.valid()) current = index.ending_anywhere(step.end_s);
+    }
+  if (!current.valid()) current = last_task(timeline, step, resource);
+  if (!current.valid()) return path;
   index.visit(current);
   const double length_s = step.end_s - step.start_s;
   std::vector<PathSegment> backwards;

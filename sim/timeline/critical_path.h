@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/timeline/step_report.h"
 #include "sim/timeline/timeline.h"
 
 namespace scalecast {
@@ -50,8 +51,11 @@ struct CriticalPath {
 // this only absorbs rounding in hand-written or converted timelines).
 constexpr double kSameInstant_s = 1e-9;
 
-// The critical path of `step` (one of step_spans(timeline)). A timeline without events gives
-// an empty path.
-CriticalPath critical_path(const Timeline& timeline, const StepSpan& step);
+// The critical path of `step`: one of report_steps(timeline).steps, with `resource` its
+// bounding resource, or one of step_spans(timeline), with none. The chain ends where the step
+// does: at what the next step's first task on the resource waited for (a period that runs to
+// the next step's start), or at the step's last task (on the resource, when one is given). A
+// timeline without events gives an empty path.
+CriticalPath critical_path(const Timeline& timeline, const StepSpan& step, const StepResource* resource = nullptr);
 
 }  // namespace scalecast

@@ -97,14 +97,16 @@ void add_top_operators(const Timeline& timeline, size_t count, TimelineSummary& 
   summary.top_operators = largest_first(totals, count);
 }
 
-// The step whose critical path is reported: the one asked for, or the longest.
-const StepSpan& critical_step_span(const std::vector<StepSpan>& steps, int wanted) {
+// The step whose critical path is reported: the one asked for, or the longest after warm-up.
+StepSpan critical_step_span(const StepReport& report, int wanted) {
   if (wanted == kLongestStep) {
+    std::vector<StepSpan> steps = report.steady_steps();
+    if (steps.empty()) steps = report.steps;
     return *std::max_element(steps.begin(), steps.end(), [](const StepSpan& a, const StepSpan& b) {
       return a.end_s - a.start_s < b.end_s - b.start_s;  // max_element keeps the first of equals
     });
   }
-  for (const StepSpan& span : steps)
+  for (const StepSpan& span : report.steps)
     if (span.step == wanted) return span;
   throw RequestError("step", "the timeline has no step " + std::to_string(wanted));
 }
@@ -222,9 +224,10 @@ TimelineSummary summarize_timeline(const Timeline& timeline, size_t top_operator
   add_streams(timeline, summary);
   add_top_operators(timeline, top_operator_count, summary);
   summary.rank_utilisation = rank_utilisation(timeline, waits, first_s, last_s);
-  summary.step_breakdowns = step_breakdowns(timeline, waits, summary.step.steps);
+  summary.step_breakdowns = step_breakdowns(timeline, waits, summary.step.steps, summary.step.breakdown_class);
   if (!summary.step.steps.empty())
-    summary.critical_path = critical_path(timeline, critical_step_span(summary.step.steps, critical_step));
+    summary.critical_path = critical_path(timeline, critical_step_span(summary.step, critical_step),
+                                          summary.step.periods ? &summary.step.bounding : nullptr);
   else if (critical_step != kLongestStep)
     throw RequestError("step", "the timeline has no steps");
   return summary;

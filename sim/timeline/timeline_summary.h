@@ -48,11 +48,12 @@ struct TimelineSummary {
   std::vector<OperatorTotal> top_operators;  // by total_s, largest first (ties by name)
 
   std::vector<RankUtilisation> rank_utilisation;  // per class, over the timeline's span
-  std::vector<StepBreakdown> step_breakdowns;     // one per step, for the step's busiest class
+  std::vector<StepBreakdown> step_breakdowns;     // one per step, for the class that sets the step
   CriticalPath critical_path;                     // of the step asked for (default: the longest)
 };
 
-// Which step's critical path summarize_timeline traces when none is asked for.
+// Which step's critical path summarize_timeline traces when none is asked for (the longest
+// after warm-up).
 constexpr int kLongestStep = -2;
 
 // `critical_step` names a step of the timeline (StepSpan::step), or kLongestStep (the longest

@@ -12,6 +12,7 @@
 #include "sim/core/atomic_file.h"
 #include "sim/timeline/chrome_trace.h"  // rank_ranges_text
 #include "sim/timeline/collective_waits.h"
+#include "sim/timeline/step_report.h"
 
 namespace scalecast {
 
@@ -512,7 +513,7 @@ TimelineSvg SvgWriter::draw() {
   }
   const double plot_bottom = y - row_gap_;
   // Step boundaries, when the timeline numbers its steps.
-  for (const StepSpan& step : step_spans(timeline_)) {
+  for (const StepSpan& step : report_steps(timeline_, waits_).steps) {
     if (step.step < 0) continue;
     const double x0 = x(step.start_s);
     out_ << "<line x1=\"" << number(x0) << "\" y1=\"" << number(plot_top - 6) << "\" x2=\"" << number(x0) << "\" y2=\""

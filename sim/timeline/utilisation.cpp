@@ -30,24 +30,17 @@ std::vector<RankUtilisation> rank_utilisation(const Timeline& timeline, const Co
 }
 
 std::vector<StepBreakdown> step_breakdowns(const Timeline& timeline, const CollectiveWaits& waits,
-                                           const std::vector<StepSpan>& steps) {
+                                           const std::vector<StepSpan>& steps, int rank_class) {
   std::vector<StepBreakdown> out;
+  if (rank_class < 0 || rank_class >= static_cast<int>(timeline.classes.size())) return out;
   out.reserve(steps.size());
+  const RankClassTimeline& events = timeline.classes[rank_class];
   for (const StepSpan& span : steps) {
     StepBreakdown step;
     step.span = span;
-    double most_busy_s = -1;
-    for (size_t c = 0; c < timeline.classes.size(); ++c) {
-      const TimeBreakdown b = breakdown(timeline.classes[c], span.start_s, span.end_s);
-      const double waiting_s = exposed_waiting_s(timeline.classes[c], waits.waiting[c], span.start_s, span.end_s);
-      const double busy_s = b.compute_s + b.exposed_communication_s - waiting_s;
-      if (busy_s > most_busy_s) {
-        most_busy_s = busy_s;
-        step.rank_class = static_cast<int>(c);
-        step.time = b;
-        step.waiting_s = waiting_s;
-      }
-    }
+    step.rank_class = rank_class;
+    step.time = breakdown(events, span.start_s, span.end_s);
+    step.waiting_s = exposed_waiting_s(events, waits.waiting[rank_class], span.start_s, span.end_s);
     out.push_back(step);
   }
   return out;

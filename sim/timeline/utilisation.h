@@ -27,9 +27,8 @@ struct RankUtilisation {
 std::vector<RankUtilisation> rank_utilisation(const Timeline& timeline, const CollectiveWaits& waits, double from_s,
                                               double to_s);
 
-// One step, for the rank class that was busy longest in it (computing or transferring: the
-// class that neither idled nor waited for others, which is the one that sets the step's
-// length). Ties go to the first class, so the answer is stable.
+// One step, for one rank class: the class that sets the step (StepReport::breakdown_class), so
+// that every step's figures, the per-step summary and simulate's speak of the same class.
 struct StepBreakdown {
   StepSpan span;
   int rank_class = -1;
@@ -37,7 +36,7 @@ struct StepBreakdown {
   double waiting_s = 0;  // part of time.exposed_communication_s spent waiting for other ranks
 };
 std::vector<StepBreakdown> step_breakdowns(const Timeline& timeline, const CollectiveWaits& waits,
-                                           const std::vector<StepSpan>& steps);
+                                           const std::vector<StepSpan>& steps, int rank_class);
 
 // Waiting for other ranks in collectives, inside [from_s, to_s], with no compute running.
 double exposed_waiting_s(const RankClassTimeline& rank_class, const std::vector<std::pair<double, double>>& waiting,

@@ -66,7 +66,11 @@ TEST_F(Inspect, JsonHasTheContractFields) {
 TEST_F(Inspect, HumanTable) {
   const auto result = inspect("'" + kSmallTimeline + "'");
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.out.find("step time 7.750 s"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("step time 7.500 s"), std::string::npos) << result.out;  // step 0 is warm-up
+  EXPECT_NE(result.out.find("a step is         the period between successive step starts on the resource that bounds "
+                            "the job (rank class 0's GPU), median over the steps after the 1 warm-up step"),
+            std::string::npos)
+      << result.out;
   EXPECT_NE(result.out.find("exposed comm      2.000 s"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("allreduce gradients"), std::string::npos) << result.out;
 }
@@ -143,18 +147,21 @@ TEST_F(Inspect, JsonHasUtilisationStepsAndCriticalPath) {
   EXPECT_DOUBLE_EQ(out["step_breakdown"][0]["compute_s"].get<double>(), 6);
   EXPECT_DOUBLE_EQ(out["step_breakdown"][1]["compute_s"].get<double>(), 5.5);
   EXPECT_DOUBLE_EQ(out["step_breakdown"][1]["exposed_comm_s"].get<double>(), 2);
-  // The longest step is step 0 (8 s): class 1's forward and backward [0,3], the allreduce
-  // [3,6], class 0's optimizer [6,8].
+  EXPECT_EQ(out["warm_up_steps"], 1);
+  EXPECT_EQ(out["step_spans"][0]["warm_up"], true);
+  EXPECT_EQ(out["bounding_resource"]["kind"], "gpu");
+  // The longest step after warm-up is step 1 (7.5 s): class 1's forward and backward [8,11],
+  // the allreduce [11,14], class 0's optimizer [14,15.5].
   const json& path = out["critical_path"];
-  EXPECT_EQ(path["step"], 0);
-  EXPECT_DOUBLE_EQ(path["time_s"].get<double>(), 8);
-  EXPECT_DOUBLE_EQ(path["compute_s"].get<double>(), 5);
+  EXPECT_EQ(path["step"], 1);
+  EXPECT_DOUBLE_EQ(path["time_s"].get<double>(), 7.5);
+  EXPECT_DOUBLE_EQ(path["compute_s"].get<double>(), 4.5);
   EXPECT_DOUBLE_EQ(path["comm_s"].get<double>(), 3);
   EXPECT_DOUBLE_EQ(path["idle_s"].get<double>(), 0);
   ASSERT_EQ(path["segments"].size(), 4u);
   EXPECT_EQ(path["segments"][2]["name"], "allreduce gradients");
   EXPECT_EQ(path["segments"][2]["kind"], "communication");
-  EXPECT_DOUBLE_EQ(path["segments"][2]["share"].get<double>(), 3.0 / 8);
+  EXPECT_DOUBLE_EQ(path["segments"][2]["share"].get<double>(), 3.0 / 7.5);
 }
 
 TEST_F(Inspect, StepChoosesTheCriticalPath) {
@@ -167,8 +174,9 @@ TEST_F(Inspect, StepChoosesTheCriticalPath) {
 TEST_F(Inspect, HumanTableHasTheNewSections) {
   const auto result = inspect("'" + kSmallTimeline + "'");
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  for (const char* part : {"steps (each for its busiest rank class)", "ranks (over the timeline's span",
-                           "critical path of step 0 (8.000 s)", "communication         3.000 s  37.5%"})
+  for (const char* part : {"steps (rank class 0, the one that sets the step)", "ranks (over the timeline's span",
+                           "critical path of step 1 (7.500 s)", "communication         3.000 s  40.0%",
+                           "warm-up: not in the step time"})
     EXPECT_NE(result.out.find(part), std::string::npos) << part << "\n" << result.out;
 }
 
@@ -178,8 +186,8 @@ TEST_F(Inspect, SvgPicture) {
   EXPECT_NE(result.out.find("wrote SVG timeline"), std::string::npos);
   const std::string svg = read_text(path("t.svg"));
   EXPECT_TRUE(svg.starts_with("<?xml")) << svg.substr(0, 100);
-  EXPECT_NE(svg.find("timeline-small.json: test-4gpu, 4 ranks, 2 steps, step time 7.750 s"), std::string::npos);
-  EXPECT_NE(svg.find("critical path of step 0"), std::string::npos);
+  EXPECT_NE(svg.find("timeline-small.json: test-4gpu, 4 ranks, 2 steps, step time 7.500 s"), std::string::npos);
+  EXPECT_NE(svg.find("critical path of step 1"), std::string::npos);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
 }
 

@@ -24,22 +24,28 @@ TEST(TimelineSummary, StepsAndStepTime) {
   EXPECT_EQ(s.ranks, 4);
   EXPECT_EQ(s.rank_classes, 2);
   EXPECT_DOUBLE_EQ(s.span_s, 15.5);
+  // Periods on class 0's GPU (the bounding resource): [0,8] is warm-up, [8,15.5] the last.
   ASSERT_EQ(s.step.steps.size(), 2u);
+  EXPECT_EQ(s.step.warm_up_steps, 1);
+  EXPECT_DOUBLE_EQ(s.step.steps[0].end_s, 8);
   EXPECT_DOUBLE_EQ(s.step.steps[1].start_s, 8);
   EXPECT_DOUBLE_EQ(s.step.steps[1].end_s, 15.5);
-  EXPECT_DOUBLE_EQ(s.step.step_time_s, 7.75);  // median of 8 and 7.5
-  EXPECT_DOUBLE_EQ(s.step.mean_step_time_s, 7.75);
+  EXPECT_DOUBLE_EQ(s.step.step_time_s, 7.5);
+  EXPECT_DOUBLE_EQ(s.step.mean_step_time_s, 7.5);
 }
 
-TEST(TimelineSummary, BreakdownOfTheBusiestClass) {
-  // Class 0: step 0 compute [0,4]+[6,8] = 6, allreduce [3,6] exposed 4..6 = 2; step 1 compute
-  // [8,12]+[14,15.5] = 5.5, allreduce [11,14] exposed 12..14 = 2. Busy 15.5 against class 1's 15.
+TEST(TimelineSummary, BreakdownOfTheClassThatSetsTheStep) {
+  // Class 0's GPU is busy 15.5 against class 1's 15, so it bounds the job. Its steady-state step
+  // (step 1): compute [8,12]+[14,15.5] = 5.5, allreduce [11,14] exposed 12..14 = 2.
   const TimelineSummary s = small_summary();
   EXPECT_EQ(s.step.breakdown_class, 0);
-  EXPECT_DOUBLE_EQ(s.step.per_step.compute_s, 5.75);
+  EXPECT_DOUBLE_EQ(s.step.per_step.compute_s, 5.5);
   EXPECT_DOUBLE_EQ(s.step.per_step.communication_s, 3);
   EXPECT_DOUBLE_EQ(s.step.per_step.exposed_communication_s, 2);
   EXPECT_DOUBLE_EQ(s.step.per_step.idle_s, 0);
+  ASSERT_EQ(s.step_breakdowns.size(), 2u);  // every step, the same class
+  EXPECT_EQ(s.step_breakdowns[0].rank_class, 0);
+  EXPECT_EQ(s.step_breakdowns[1].rank_class, 0);
 }
 
 TEST(TimelineSummary, StreamUtilisation) {

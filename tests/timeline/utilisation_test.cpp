@@ -31,36 +31,20 @@ TEST(RankUtilisation, PerClassOverTheSpan) {
   EXPECT_DOUBLE_EQ(u[1].compute_utilisation, 9 / 15.5);
 }
 
-// Step 0 [0,8]: class 0 busy 8 (compute 6, exposed 2), class 1 busy 7.5: class 0.
-// Step 1 [8,15.5]: class 0 compute 5.5 + exposed 2 = 7.5 against class 1's 4.5 + 3 = 7.5: a
-// tie, which goes to the first class.
-TEST(StepBreakdowns, BusiestClassOfEachStep) {
+// Each step for the one class asked for (the class that sets the step): class 1 in step 0
+// [0,8] computes 4.5 ([0,3] [6,7.5]) and transfers [3,6] with nothing exposed under it but
+// [3,6], idle [7.5,8].
+TEST(StepBreakdowns, EveryStepForTheClassAskedFor) {
   const Timeline t = read_timeline(timeline_testing::kSmallTimeline);
-  const auto steps = step_breakdowns(t, collective_waits(t), step_spans(t));
+  const auto steps = step_breakdowns(t, collective_waits(t), step_spans(t), 1);
   ASSERT_EQ(steps.size(), 2u);
   EXPECT_EQ(steps[0].span.step, 0);
-  EXPECT_EQ(steps[0].rank_class, 0);
-  EXPECT_DOUBLE_EQ(steps[0].time.compute_s, 6);
-  EXPECT_DOUBLE_EQ(steps[0].time.communication_s, 3);
-  EXPECT_DOUBLE_EQ(steps[0].time.exposed_communication_s, 2);
-  EXPECT_DOUBLE_EQ(steps[0].time.idle_s, 0);
-  EXPECT_EQ(steps[1].rank_class, 0);
-  EXPECT_DOUBLE_EQ(steps[1].time.span_s, 7.5);
-  EXPECT_DOUBLE_EQ(steps[1].time.compute_s, 5.5);
-  EXPECT_DOUBLE_EQ(steps[1].time.exposed_communication_s, 2);
-}
-
-// A class that waits longer is not the one reported.
-TEST(StepBreakdowns, TheLeastIdleClassSetsTheStep) {
-  Timeline t;
-  t.world_size = 2;
-  t.classes = {{{0}, {timeline_testing::event(EventCategory::compute, 0, 0, 1)}},
-               {{1}, {timeline_testing::event(EventCategory::compute, 0, 0, 4)}}};
-  const auto steps = step_breakdowns(t, collective_waits(t), step_spans(t));
-  ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0].rank_class, 1);
-  EXPECT_DOUBLE_EQ(steps[0].time.compute_s, 4);
-  EXPECT_DOUBLE_EQ(steps[0].time.idle_s, 0);
+  EXPECT_EQ(steps[1].rank_class, 1);
+  EXPECT_DOUBLE_EQ(steps[0].time.compute_s, 4.5);
+  EXPECT_DOUBLE_EQ(steps[0].time.exposed_communication_s, 3);
+  EXPECT_DOUBLE_EQ(steps[0].time.idle_s, 0.5);
+  EXPECT_TRUE(step_breakdowns(t, collective_waits(t), step_spans(t), 2).empty());  // no such class
 }
 
 // Class 0 computes [0,1] and reaches the allreduce at 1; class 1 computes [0,3] and reaches it
@@ -123,15 +107,6 @@ TEST(RankUtilisation, WaitingForOthersIsNotBusy) {
   EXPECT_DOUBLE_EQ(u[0].utilisation, 0.6);
   EXPECT_DOUBLE_EQ(u[1].waiting_s, 0);
   EXPECT_DOUBLE_EQ(u[1].busy_s, 5);
-}
-
-TEST(StepBreakdowns, TheStragglerSetsTheStep) {
-  const Timeline t = straggler();
-  const auto steps = step_breakdowns(t, collective_waits(t), step_spans(t));
-  ASSERT_EQ(steps.size(), 1u);
-  EXPECT_EQ(steps[0].rank_class, 1);
-  EXPECT_DOUBLE_EQ(steps[0].time.compute_s, 3);
-  EXPECT_DOUBLE_EQ(steps[0].waiting_s, 0);
 }
 
 }  // namespace

@@ -106,10 +106,23 @@ ordered_json timeline_report(const TimelineSummary& s) {
   out["steps"] = s.step.steps.size();
   out["step_time_s"] = s.step.step_time_s;
   out["mean_step_time_s"] = s.step.mean_step_time_s;
+  out["step_definition"] = step_definition(s.step);
+  out["warm_up_steps"] = s.step.warm_up_steps;
+  if (s.step.breakdown_class >= 0)
+    out["bounding_resource"] = {{"class", s.step.bounding.rank_class},
+                                {"kind", s.step.bounding.is_gpu() ? "gpu" : "host"},
+                                {"stream", s.step.bounding.is_gpu() ? ordered_json(nullptr) : ordered_json(s.step.bounding.stream)},
+                                {"work_s", s.step.bounding.work_s}};
   out["span_s"] = s.span_s;
   ordered_json spans = ordered_json::array();
-  for (const StepSpan& span : s.step.steps)
-    spans.push_back({{"step", span.step}, {"start_s", span.start_s}, {"end_s", span.end_s}, {"time_s", span.end_s - span.start_s}});
+  for (size_t k = 0; k < s.step.steps.size(); ++k) {
+    const StepSpan& span = s.step.steps[k];
+    spans.push_back({{"step", span.step},
+                     {"start_s", span.start_s},
+                     {"end_s", span.end_s},
+                     {"time_s", span.end_s - span.start_s},
+                     {"warm_up", k < static_cast<size_t>(s.step.warm_up_steps)}});
+  }
   out["step_spans"] = std::move(spans);
   out["breakdown_class"] = s.step.breakdown_class;
   out["compute_s"] = s.step.per_step.compute_s;
@@ -224,14 +237,17 @@ void print_rank_utilisation(const TimelineSummary& s) {
 }
 
 void print_step_breakdowns(const TimelineSummary& s) {
-  std::printf("\nsteps (each for its busiest rank class)\n");
-  std::printf("  %-6s %12s %6s %12s %12s %12s %12s %12s\n", "step", "time", "class", "compute", "comm", "exposed comm",
-              "(waiting)", "idle");
-  for (const StepBreakdown& b : s.step_breakdowns)
-    std::printf("  %-6d %12s %6d %12s %12s %12s %12s %12s\n", b.span.step, format_time(b.span.end_s - b.span.start_s).c_str(),
-                b.rank_class, format_time(b.time.compute_s).c_str(), format_time(b.time.communication_s).c_str(),
+  std::printf("\nsteps (rank class %d, the one that sets the step)\n", s.step.breakdown_class);
+  std::printf("  %-6s %12s %12s %12s %12s %12s %12s %12s\n", "step", "time", "compute", "comm", "exposed comm",
+              "(waiting)", "idle", "host");
+  for (size_t k = 0; k < s.step_breakdowns.size(); ++k) {
+    const StepBreakdown& b = s.step_breakdowns[k];
+    std::printf("  %-6d %12s %12s %12s %12s %12s %12s %12s%s\n", b.span.step, format_time(b.span.end_s - b.span.start_s).c_str(),
+                format_time(b.time.compute_s).c_str(), format_time(b.time.communication_s).c_str(),
                 format_time(b.time.exposed_communication_s).c_str(), format_time(b.waiting_s).c_str(),
-                format_time(b.time.idle_s).c_str());
+                format_time(b.time.idle_s).c_str(), format_time(b.time.host_s).c_str(),
+                k < static_cast<size_t>(s.step.warm_up_steps) ? "  warm-up: not in the step time" : "");
+  }
 }
 
 // The path as runs: consecutive segments of one kind on one class and stream are one line
@@ -273,10 +289,14 @@ void print_timeline(const std::string& path, const TimelineSummary& s) {
   std::printf("timeline %s\n", path.c_str());
   std::printf("  platform          %s\n", s.platform.c_str());
   std::printf("  ranks             %d in %d rank class%s\n", s.ranks, s.rank_classes, s.rank_classes == 1 ? "" : "es");
-  std::printf("  steps             %zu, step time %s (median; mean %s)\n", s.step.steps.size(), format_time(s.step.step_time_s).c_str(),
-              format_time(s.step.mean_step_time_s).c_str());
+  std::printf("  steps             %zu (%d warm-up), step time %s (median; mean %s)\n", s.step.steps.size(),
+              s.step.warm_up_steps, format_time(s.step.step_time_s).c_str(), format_time(s.step.mean_step_time_s).c_str());
+  std::printf("  a step is         %s\n", step_definition(s.step).c_str());
   if (s.step.breakdown_class >= 0) {
-    std::printf("\nper step, rank class %d (the busiest)\n", s.step.breakdown_class);
+    std::printf("  bounded by        %s (%s of work in the steps)\n", describe(s.step.bounding).c_str(),
+                format_time(s.step.bounding.work_s).c_str());
+    std::printf("\nper step, rank class %d (the one that sets the step), mean over the steps after warm-up\n",
+                s.step.breakdown_class);
     std::printf("  compute           %s\n", format_time(s.step.per_step.compute_s).c_str());
     std::printf("  communication     %s\n", format_time(s.step.per_step.communication_s).c_str());
     std::printf("  exposed comm      %s\n", format_time(s.step.per_step.exposed_communication_s).c_str());
@@ -421,7 +441,7 @@ TimelineSvgOptions svg_options(const std::string& file, const TimelineSummary& s
                   (s.step.steps.size() == 1 ? "" : "s") + ", step time " + format_time(s.step.step_time_s) + " (median)";
   if (s.step.breakdown_class >= 0) {
     const double step_s = s.step.per_step.span_s;
-    options.notes.push_back("per step, busiest rank class " + std::to_string(s.step.breakdown_class) + ": compute " +
+    options.notes.push_back("per step, rank class " + std::to_string(s.step.breakdown_class) + " (sets the step): compute " +
                             format_time(s.step.per_step.compute_s) + " (" + percent(s.step.per_step.compute_s, step_s, false) +
                             "), exposed communication " + format_time(s.step.per_step.exposed_communication_s) + " (" +
                             percent(s.step.per_step.exposed_communication_s, step_s, false) + "), idle " + format_time(s.step.per_step.idle_s) +

@@ -61,8 +61,13 @@ void print_point(const Scenario& scenario, const PointResult& point, const nlohm
   std::printf("  exposed comm         %s   (comm total %s)\n", format_seconds(step.per_step.exposed_communication_s).c_str(),
               format_seconds(step.per_step.communication_s).c_str());
   std::printf("  idle                 %s\n", format_seconds(step.per_step.idle_s).c_str());
+  if (step.per_step.host_s > 0)
+    std::printf("  host                 %s   (CPU threads, beside the GPU's time)\n", format_seconds(step.per_step.host_s).c_str());
   if (point.replay.rank_classes > 1)
     std::printf("  sets the step        rank class %d\n", step.breakdown_class);
+  if (step.periods)
+    std::printf("  bounded by           %s; %d warm-up step%s left out\n", describe(step.bounding).c_str(),
+                step.warm_up_steps, step.warm_up_steps == 1 ? "" : "s");
   std::printf("  collectives          %zu (%s), %ld flows, %d rank classes\n", point.replay.collectives.size(),
               out["algorithms"].dump().c_str(), point.replay.flows, point.replay.rank_classes);
   if (scenario.model)
