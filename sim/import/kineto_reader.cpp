@@ -31,6 +31,7 @@ struct RawEvent {
   Scalar stream, device, correlation, external_id, bytes, alloc_bytes;
   Scalar collective, in_nelems, out_nelems, dtype, group_size, pg_ranks;
   std::string input_dtype;  // first floating-point entry of args."Input type"
+  Scalar wait_on_stream, record_correlation;
   void clear() { *this = RawEvent{}; }
 };
 
@@ -164,6 +165,8 @@ class KinetoSax {
     else if (key_ == "dtype") event_.dtype = std::move(value);
     else if (key_ == "Group size") event_.group_size = std::move(value);
     else if (key_ == "Process Group Ranks") event_.pg_ranks = std::move(value);
+    else if (key_ == "wait_on_stream") event_.wait_on_stream = std::move(value);
+    else if (key_ == "wait_on_cuda_event_record_corr_id") event_.record_correlation = std::move(value);
   }
 
   std::string field(const std::string& name) const {
@@ -237,9 +240,9 @@ class KinetoSax {
       trace_.gpu_ops.push_back(std::move(op));
     } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
       const char* what = "a CUDA runtime event";
-      // Only launches, copies, synchronisations and stream waits shape the graph; queries
-      // (cudaStreamIsCapturing, cudaEventQuery, ...) are the bulk of the rest.
-      static const char* const kKept[] = {"Launch", "Memcpy", "Memset", "Synchronize", "WaitEvent"};
+      // Only launches, copies, synchronisations, event records and stream waits shape the
+      // graph; queries (cudaStreamIsCapturing, cudaEventQuery, ...) are the bulk of the rest.
+      static const char* const kKept[] = {"Launch", "Memcpy", "Memset", "Synchronize", "WaitEvent", "EventRecord"};
       if (std::none_of(std::begin(kKept), std::end(kKept), [&](const char* k) { return name.find(k) != std::string::npos; })) return;
       KinetoRuntimeCall call;
       timing(call.ts_us, call.dur_us, what);
@@ -247,6 +250,14 @@ class KinetoSax {
       call.correlation = static_cast<int64_t>(optional_number(e.correlation, "args.correlation", -1));
       call.name = intern(name);
       trace_.runtime_calls.push_back(call);
+    } else if (cat == "cuda_sync") {
+      KinetoCudaSync sync;
+      sync.kind = intern(name);
+      sync.stream = static_cast<int>(optional_number(e.stream, "args.stream", -1));
+      sync.correlation = static_cast<int64_t>(optional_number(e.correlation, "args.correlation", -1));
+      sync.wait_on_stream = static_cast<int>(optional_number(e.wait_on_stream, "args.wait_on_stream", -1));
+      sync.record_correlation = static_cast<int64_t>(optional_number(e.record_correlation, "args.wait_on_cuda_event_record_corr_id", -1));
+      trace_.cuda_syncs.push_back(sync);
     } else if (cat == "cpu_op" || cat == "user_annotation") {
       const char* what = "a CPU operator event";
       if (cat == "user_annotation" && name.rfind("ProfilerStep#", 0) == 0) {

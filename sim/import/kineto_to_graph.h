@@ -45,6 +45,10 @@ struct KinetoImportStats {
   long unknown_sizes = 0;    // of which no size could be found (imported as 0 bytes)
   long point_to_point = 0;   // NCCL send/recv kernels kept as measured compute
   long host_tasks = 0;
+  long blocking_waits = 0;         // synchronisations and blocking copies, replayed as waits for the GPU
+  long launch_queue_waits = 0;     // launches that waited for a slot in a full launch queue
+  long thread_forks = 0;           // steps a thread ran while the main thread waited for it (backward)
+  long recorded_stream_waits = 0;  // stream waits CUPTI recorded exactly (cuda_sync events)
   long tasks = 0;
   long outside_steps = 0;    // GPU ops launched outside every ProfilerStep, left out
 };

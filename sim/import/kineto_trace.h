@@ -43,6 +43,18 @@ struct KinetoRuntimeCall {
   int name = 0;  // index into KinetoTrace::names
 };
 
+// A CUDA synchronisation CUPTI recorded (Kineto's "cuda_sync" events, written when the profiler
+// runs with enable_cuda_sync_events): "Stream Wait Event" (a stream waits for an event),
+// "Event Sync" (the host waits for an event), "Stream Sync", "Context Sync". For event waits it
+// names the stream the event was recorded on and the cudaEventRecord call that recorded it.
+struct KinetoCudaSync {
+  int kind = 0;               // index into KinetoTrace::names
+  int stream = -1;            // the waiting stream (-1: none, as for a context sync)
+  int64_t correlation = -1;   // the runtime call that waited (cudaStreamWaitEvent, ...)
+  int wait_on_stream = -1;    // the stream the event was recorded on, -1 when not recorded
+  int64_t record_correlation = -1;  // the cudaEventRecord call, -1 when not recorded
+};
+
 // A CPU operator (cpu_op) or user annotation; kept with an interned name.
 struct KinetoCpuOp {
   int64_t tid = 0;
@@ -83,6 +95,7 @@ struct KinetoTrace {
   std::vector<KinetoCpuOp> cpu_ops;
   std::vector<KinetoStep> steps;
   std::vector<KinetoAllocation> allocations;
+  std::vector<KinetoCudaSync> cuda_syncs;
   size_t events_seen = 0;  // every entry of traceEvents, kept or not
 };
 

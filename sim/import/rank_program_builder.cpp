@@ -5,43 +5,22 @@
 #include <cmath>
 #include <map>
 #include <set>
-#include <sstream>
-#include <unordered_map>
 
 #include "sim/core/input_error.h"
 #include "sim/import/gpu_op_class.h"
 #include "sim/import/nccl_kernel_names.h"
+#include "sim/import/program_builder.h"
 
-namespace scalecast {
-
-namespace {
-
-constexpr double kUs = 1e-6;
-// Measured clocks of CPU and GPU agree to about a microsecond; a dependency is believed when
-// the measured timeline satisfies it within this slack.
-constexpr double kClockSlackUs = 2.0;
-
-struct Window {
-  int number = 0;
-  double start_us = 0, end_us = 0;
-};
-
-// A task being built, with the time used to order the program's task list.
-// Tasks are built in creation order, with the time that places them in the program's list;
-// their deps hold creation indices until the list is ordered.
-
-struct GpuTaskInfo {
-  int draft = -1;
-  double start_us = 0, end_us = 0;
-  int stream = 0;
-};
+namespace scalecast::kineto_import {
 
 bool is_sync_call(const std::string& name) {
   return name == "cudaDeviceSynchronize" || name == "cudaStreamSynchronize" || name == "cudaEventSynchronize" ||
          name == "cuCtxSynchronize" || name == "cuStreamSynchronize" || name == "cuEventSynchronize";
 }
 
-bool is_copy_call(const std::string& name) { return name.rfind("cudaMemcpy", 0) == 0 || name.rfind("cuMemcpy", 0) == 0; }
+bool is_stream_wait_call(const std::string& name) { return name == "cudaStreamWaitEvent" || name == "cuStreamWaitEvent"; }
+
+bool is_event_record_call(const std::string& name) { return name.rfind("cudaEventRecord", 0) == 0 || name.rfind("cuEventRecord", 0) == 0; }
 
 std::vector<int> parse_rank_list(const std::string& text, const std::string& source, const std::string& field) {
   std::vector<int> ranks;
@@ -59,82 +38,26 @@ std::vector<int> parse_rank_list(const std::string& text, const std::string& sou
   return ranks;
 }
 
-std::string args_text(const std::vector<int>& ranks) {
+std::string rank_list_text(const std::vector<int>& ranks) {
   std::string text = "[";
   for (size_t i = 0; i < ranks.size(); ++i) text += (i ? ", " : "") + std::to_string(ranks[i]);
   return text + "]";
 }
 
-class ProgramBuilder {
- public:
-  ProgramBuilder(KinetoTrace& trace, const KinetoImportOptions& options, KinetoImport& out, int world_size,
-                 std::map<std::vector<int>, int>& communicators)
-      : trace_(trace), options_(options), out_(out), world_size_(world_size), communicators_(communicators) {}
-
-  RankProgram build();
-
- private:
-  void make_windows();
-  int window_of(double ts_us) const;
-  void find_owners();
-  void make_gpu_tasks();
-  void make_host_tasks();
-  void order_tasks();
-  // make_host_tasks' stages
-  struct ThreadWindow {  // one thread inside one step window, while its calls are replayed
-    int64_t tid = 0;
-    int step = 0;
-    double cursor = 0;   // measured time the thread's tasks have reached
-    int previous = -1;   // the thread's last task in this window
-    int marker = -1;     // the step's marker task on the main thread
-    std::map<int, int> last_task_on_stream;  // this thread's launches in this window: stream -> GPU task
-    bool waiting = false;                    // a cudaStreamWaitEvent is pending
-  };
-  void index_calls();
-  void find_sync_releases();
-  void number_host_streams();
-  int host_task(const std::string& name, int64_t tid, int step, double start_us, double end_us, double order_us);
-  void chain(ThreadWindow& at, int task);
-  int segment(ThreadWindow& at, const std::string& name, double end_us);
-  void replay_window(int64_t tid, size_t w, size_t& next, size_t& next_allocation);
-  void on_launch(ThreadWindow& at, int call, int op);
-  void on_sync(ThreadWindow& at, int call);
-  void set_collective(Task& task, const KinetoGpuOp& op, int64_t tid);
-  const std::string& name_of(const KinetoGpuOp& op) const { return trace_.names[op.name]; }
-  int add(Task task, double order_us) {
-    tasks_.push_back(std::move(task));
-    order_us_.push_back(order_us);
-    return static_cast<int>(tasks_.size()) - 1;
+// Correlation ids link GPU ops to the calls that launched them; a sorted table is smaller than
+// a hash map.
+void ProgramBuilder::link_launches() {
+  std::vector<std::pair<int64_t, int>> by_correlation;
+  by_correlation.reserve(trace_.runtime_calls.size());
+  for (size_t c = 0; c < trace_.runtime_calls.size(); ++c)
+    if (trace_.runtime_calls[c].correlation >= 0) by_correlation.emplace_back(trace_.runtime_calls[c].correlation, static_cast<int>(c));
+  std::sort(by_correlation.begin(), by_correlation.end());
+  op_call_.assign(trace_.gpu_ops.size(), -1);
+  for (size_t i = 0; i < trace_.gpu_ops.size(); ++i) {
+    auto it = std::lower_bound(by_correlation.begin(), by_correlation.end(), std::make_pair(trace_.gpu_ops[i].correlation, INT_MIN));
+    if (it != by_correlation.end() && it->first == trace_.gpu_ops[i].correlation) op_call_[i] = it->second;
   }
-
-  KinetoTrace& trace_;  // its bulk is released once used (peak memory)
-  const KinetoImportOptions& options_;
-  KinetoImport& out_;
-  int world_size_;
-  std::map<std::vector<int>, int>& communicators_;
-
-  std::vector<Window> windows_;
-  int64_t main_tid_ = 0;
-  std::vector<int> op_call_;  // per GPU op: the runtime call that launched it, or -1
-  std::vector<int> op_window_;         // per GPU op: window index or -1
-  std::vector<int> op_task_;           // per GPU op: its GPU task (info index) or -1
-  std::vector<bool> op_heads_task_;    // per GPU op: first op of its task
-  std::vector<GpuTaskInfo> gpu_tasks_;
-  std::vector<Task> tasks_;
-  std::vector<double> order_us_;
-  void depend(int task, int on) { tasks_[task].deps.push_back({0, on}); }
-  std::unordered_map<int64_t, double> last_copy_bytes_;   // thread -> size of its last device copy
-  std::unordered_map<int64_t, double> last_alloc_bytes_;  // thread -> size of its last allocation
-  std::vector<int> op_owner_;       // per GPU op: the innermost CPU operator around its launch, or -1
-  std::vector<int> op_owner_name_;  // and that operator's interned name (cpu_ops are released early)
-  std::vector<int> op_owner_dtype_;  // and its interned input dtype, -1 when not recorded
-  std::vector<int> op_of_call_;     // per runtime call: the GPU op it launched, or -1
-  std::vector<int> release_of_call_;  // per synchronising call: the GPU op that released it, or -1
-  std::map<int64_t, std::vector<int>> calls_of_thread_;  // calls inside the steps, in time order
-  std::map<int64_t, std::vector<KinetoAllocation>> allocations_of_thread_;
-  std::map<int64_t, int> host_stream_;  // thread -> its host stream
-  std::vector<int> step_markers_;       // per window: the marker task on the main thread
-};
+}
 
 void ProgramBuilder::make_windows() {
   std::vector<KinetoStep> steps = trace_.steps;
@@ -319,189 +242,9 @@ void ProgramBuilder::set_collective(Task& task, const KinetoGpuOp& op, int64_t t
                        "rank " + std::to_string(r) + " is outside the world of " + std::to_string(world_size_));
   if (static_cast<int>(sorted.size()) != world_size_)
     throw InputError(trace_.source, "traceEvents: kernel '" + name_of(op) + "' args.Process Group Ranks",
-                     "process groups smaller than the world (" + args_text(sorted) + ") are not supported yet");
+                     "process groups smaller than the world (" + rank_list_text(sorted) + ") are not supported yet");
   auto [it, added] = communicators_.emplace(sorted, static_cast<int>(communicators_.size()));
   task.communicator = it->second;
-}
-
-// Calls per thread inside the steps, in time order; which GPU op each call launched; each
-// thread's allocations in time order.
-void ProgramBuilder::index_calls() {
-  const auto& calls = trace_.runtime_calls;
-  op_of_call_.assign(calls.size(), -1);
-  for (size_t i = 0; i < trace_.gpu_ops.size(); ++i)
-    if (op_call_[i] >= 0) op_of_call_[op_call_[i]] = static_cast<int>(i);
-  for (const auto& a : trace_.allocations) allocations_of_thread_[a.tid].push_back(a);
-  for (auto& [tid, list] : allocations_of_thread_)
-    std::stable_sort(list.begin(), list.end(), [](auto& a, auto& b) { return a.ts_us < b.ts_us; });
-  for (size_t c = 0; c < calls.size(); ++c)
-    if (window_of(calls[c].ts_us) >= 0) calls_of_thread_[calls[c].tid].push_back(static_cast<int>(c));
-  for (auto& [tid, list] : calls_of_thread_)
-    std::stable_sort(list.begin(), list.end(), [&](int a, int b) { return calls[a].ts_us < calls[b].ts_us; });
-  calls_of_thread_[main_tid_];  // the main thread carries the step markers even if it launches nothing
-}
-
-// What released each synchronisation: of the GPU ops launched before it, the one that ended
-// last before it returned. One sweep over syncs and launches in time order, the launched ops'
-// ends in an ordered set (a trace may hold thousands of syncs and 100,000s of ops).
-void ProgramBuilder::find_sync_releases() {
-  const auto& calls = trace_.runtime_calls;
-  const auto& ops = trace_.gpu_ops;
-  release_of_call_.assign(calls.size(), -1);
-  std::vector<std::pair<double, int>> launched;  // (launch ts, op)
-  for (size_t i = 0; i < ops.size(); ++i)
-    if (op_task_[i] >= 0) launched.emplace_back(op_call_[i] >= 0 ? calls[op_call_[i]].ts_us : ops[i].ts_us, static_cast<int>(i));
-  std::sort(launched.begin(), launched.end());
-  std::vector<int> syncs;
-  for (const auto& [tid, list] : calls_of_thread_)
-    for (int c : list)
-      if (is_sync_call(trace_.names[calls[c].name])) syncs.push_back(c);
-  std::sort(syncs.begin(), syncs.end(), [&](int a, int b) { return calls[a].ts_us < calls[b].ts_us; });
-  std::set<std::pair<double, int>> ends;  // (end, op) of ops launched so far
-  size_t next = 0;
-  for (int c : syncs) {
-    for (; next < launched.size() && launched[next].first < calls[c].ts_us; ++next) {
-      const int i = launched[next].second;
-      ends.emplace(ops[i].ts_us + ops[i].dur_us, i);
-    }
-    auto it = ends.upper_bound({calls[c].ts_us + calls[c].dur_us + kClockSlackUs, INT_MAX});
-    if (it != ends.begin()) release_of_call_[c] = std::prev(it)->second;
-  }
-}
-
-// Host streams come after the GPU streams: the main thread first, then the others by id.
-void ProgramBuilder::number_host_streams() {
-  int max_stream = 0;
-  for (const auto& g : gpu_tasks_) max_stream = std::max(max_stream, g.stream);
-  host_stream_[main_tid_] = max_stream + 1;
-  for (const auto& [tid, list] : calls_of_thread_)
-    if (!host_stream_.count(tid)) host_stream_.emplace(tid, max_stream + 1 + static_cast<int>(host_stream_.size()));
-}
-
-// `order_us` places the task in the program's list: never before the thread's earlier tasks.
-int ProgramBuilder::host_task(const std::string& name, int64_t tid, int step, double start_us, double end_us, double order_us) {
-  Task task;
-  task.kind = TaskKind::compute;
-  task.name = name;
-  task.stream = host_stream_[tid];
-  task.step = step;
-  task.op_kind = "host";
-  task.duration_s = std::max(0.0, end_us - start_us) * kUs;
-  ++out_.stats.host_tasks;
-  return add(std::move(task), order_us);
-}
-
-// The thread's next task: the first one of a window waits for the step's marker.
-void ProgramBuilder::chain(ThreadWindow& at, int task) {
-  if (at.previous < 0 && at.marker >= 0) depend(task, at.marker);
-  at.previous = task;
-}
-
-// Host time from the cursor to `end_us`, as one task.
-int ProgramBuilder::segment(ThreadWindow& at, const std::string& name, double end_us) {
-  const int d = host_task(name, at.tid, at.step, at.cursor, end_us, at.cursor);
-  chain(at, d);
-  at.cursor = std::max(at.cursor, end_us);
-  return d;
-}
-
-// A call that launched GPU op `i`: the GPU task waits for the host to reach it.
-void ProgramBuilder::on_launch(ThreadWindow& at, int c, int i) {
-  const KinetoRuntimeCall& call = trace_.runtime_calls[c];
-  const std::string& name = trace_.names[call.name];
-  const double call_end = call.ts_us + call.dur_us;
-  const KinetoGpuOp& op = trace_.gpu_ops[i];
-  if (op.kind == KinetoGpuOp::Kind::memcpy && name_of(op).find("DtoD") != std::string::npos && op.bytes >= 0)
-    last_copy_bytes_[at.tid] = op.bytes;
-  const int t = op_task_[i];
-  GpuTaskInfo& g = gpu_tasks_[t];
-  const bool blocking = is_copy_call(name) && op.ts_us + op.dur_us <= call_end;
-  if (op_heads_task_[i]) {
-    if (tasks_[g.draft].kind == TaskKind::compute && is_nccl_kernel(name_of(op))) set_collective(tasks_[g.draft], op, at.tid);
-    // A blocking copy is issued at the call's start; a launch returns before the kernel needs
-    // to start.
-    const int launch = segment(at, "launch", blocking ? call.ts_us : call_end);
-    depend(g.draft, launch);
-    if (at.waiting) {
-      for (const auto& [stream, other] : at.last_task_on_stream)
-        if (stream != g.stream && gpu_tasks_[other].end_us <= g.start_us + kClockSlackUs) depend(g.draft, gpu_tasks_[other].draft);
-    }
-  }
-  at.waiting = false;
-  at.last_task_on_stream[g.stream] = t;
-  if (blocking) {
-    // The host resumes when the copy is done, plus what the call took after that.
-    const int sync = host_task("wait " + name, at.tid, at.step, std::max(call.ts_us, op.ts_us + op.dur_us), call_end, at.cursor);
-    depend(sync, g.draft);
-    chain(at, sync);
-    at.cursor = std::max(at.cursor, call_end);
-  }
-}
-
-// A synchronisation: released by the GPU work launched before it that finished last before it
-// returned.
-void ProgramBuilder::on_sync(ThreadWindow& at, int c) {
-  const KinetoRuntimeCall& call = trace_.runtime_calls[c];
-  const double call_end = call.ts_us + call.dur_us;
-  const int release = release_of_call_[c];
-  const auto& ops = trace_.gpu_ops;
-  const double release_end = release >= 0 ? ops[release].ts_us + ops[release].dur_us : -INFINITY;
-  segment(at, "host", call.ts_us);
-  const int sync = host_task("wait " + trace_.names[call.name], at.tid, at.step, std::max(call.ts_us, release_end), call_end, at.cursor);
-  if (release >= 0) depend(sync, gpu_tasks_[op_task_[release]].draft);
-  chain(at, sync);
-  at.cursor = std::max(at.cursor, call_end);
-}
-
-// One thread's calls inside window `w`, from `next` on (advanced past them).
-void ProgramBuilder::replay_window(int64_t tid, size_t w, size_t& next, size_t& next_allocation) {
-  const auto& calls = trace_.runtime_calls;
-  const auto& list = calls_of_thread_[tid];
-  const std::vector<KinetoAllocation>& allocations = allocations_of_thread_[tid];
-  const Window& window = windows_[w];
-  const bool main = tid == main_tid_;
-  ThreadWindow at;
-  at.tid = tid;
-  at.step = window.number;
-  at.cursor = window.start_us;
-  if (main) {
-    at.previous = host_task("ProfilerStep#" + std::to_string(window.number), tid, window.number, at.cursor, at.cursor, at.cursor);
-    step_markers_[w] = at.previous;
-  }
-  at.marker = step_markers_[w];
-  while (next < list.size() && window_of(calls[list[next]].ts_us) < static_cast<int>(w)) ++next;
-  for (; next < list.size() && window_of(calls[list[next]].ts_us) == static_cast<int>(w); ++next) {
-    const int c = list[next];
-    const KinetoRuntimeCall& call = calls[c];
-    const std::string& name = trace_.names[call.name];
-    for (; next_allocation < allocations.size() && allocations[next_allocation].ts_us < call.ts_us; ++next_allocation)
-      last_alloc_bytes_[tid] = allocations[next_allocation].bytes;
-    if (name == "cudaStreamWaitEvent" || name == "cuStreamWaitEvent") {
-      at.waiting = true;
-    } else if (op_of_call_[c] >= 0 && op_task_[op_of_call_[c]] >= 0) {
-      on_launch(at, c, op_of_call_[c]);
-    } else if (is_sync_call(name)) {
-      on_sync(at, c);
-    }
-  }
-  // The main thread runs to the step's end (the next step starts from there).
-  if (main) segment(at, "host", window.end_us);
-}
-
-// Each CPU thread that calls CUDA becomes a stream of host tasks (see kineto_to_graph.h).
-void ProgramBuilder::make_host_tasks() {
-  index_calls();
-  find_sync_releases();
-  number_host_streams();
-  step_markers_.assign(windows_.size(), -1);
-  // The main thread first, so that step markers exist when other threads need them.
-  std::vector<int64_t> order{main_tid_};
-  for (const auto& [tid, list] : calls_of_thread_)
-    if (tid != main_tid_) order.push_back(tid);
-  for (int64_t tid : order) {
-    size_t next = 0, next_allocation = 0;
-    for (size_t w = 0; w < windows_.size(); ++w) replay_window(tid, w, next, next_allocation);
-  }
 }
 
 // Orders tasks by time (streams keep their order: each stream's tasks are made in time order),
@@ -539,22 +282,22 @@ void ProgramBuilder::order_tasks() {
   }
 }
 
-RankProgram ProgramBuilder::build() {
-  {  // correlation ids link GPU ops to their launches; a sorted table is smaller than a hash map
-    std::vector<std::pair<int64_t, int>> by_correlation;
-    by_correlation.reserve(trace_.runtime_calls.size());
-    for (size_t c = 0; c < trace_.runtime_calls.size(); ++c)
-      if (trace_.runtime_calls[c].correlation >= 0) by_correlation.emplace_back(trace_.runtime_calls[c].correlation, static_cast<int>(c));
-    std::sort(by_correlation.begin(), by_correlation.end());
-    op_call_.assign(trace_.gpu_ops.size(), -1);
-    for (size_t i = 0; i < trace_.gpu_ops.size(); ++i) {
-      auto it = std::lower_bound(by_correlation.begin(), by_correlation.end(), std::make_pair(trace_.gpu_ops[i].correlation, INT_MIN));
-      if (it != by_correlation.end() && it->first == trace_.gpu_ops[i].correlation) op_call_[i] = it->second;
-    }
+// The first CPU operator of each thread in each step: when a forked thread took up its work.
+void ProgramBuilder::find_first_activities() {
+  for (const KinetoCpuOp& op : trace_.cpu_ops) {
+    const int w = window_of(op.ts_us);
+    if (w < 0) continue;
+    auto [it, added] = first_activity_us_.emplace(std::make_pair(op.tid, static_cast<size_t>(w)), op.ts_us);
+    if (!added) it->second = std::min(it->second, op.ts_us);
   }
-  find_owners();
-  trace_.cpu_ops = {};  // only needed to find owners
+}
+
+RankProgram ProgramBuilder::build() {
+  link_launches();
   make_windows();
+  find_owners();
+  find_first_activities();
+  trace_.cpu_ops = {};  // only needed to find owners and first activities
   // About a GPU task and its launch per op, plus waits and step markers.
   tasks_.reserve(2 * trace_.gpu_ops.size() + trace_.gpu_ops.size() / 8 + 64);
   order_us_.reserve(tasks_.capacity());
@@ -575,11 +318,16 @@ RankProgram ProgramBuilder::build() {
   op_heads_task_ = {};
   op_owner_ = {};
   op_owner_name_ = {};
+  op_owner_dtype_ = {};
   gpu_tasks_ = {};
   op_of_call_ = {};
   release_of_call_ = {};
+  releases_of_call_ = {};
   calls_of_thread_ = {};
   allocations_of_thread_ = {};
+  ops_of_stream_ = {};
+  launch_rank_ = {};
+  cross_stream_waits_ = {};
   order_tasks();
   RankProgram program;
   program.tasks = std::move(tasks_);
@@ -587,11 +335,13 @@ RankProgram ProgramBuilder::build() {
   return program;
 }
 
-}  // namespace
+}  // namespace scalecast::kineto_import
+
+namespace scalecast {
 
 RankProgram build_rank_program(KinetoTrace& trace, const KinetoImportOptions& options, KinetoImport& out, int world_size,
                                std::map<std::vector<int>, int>& communicators) {
-  return ProgramBuilder(trace, options, out, world_size, communicators).build();
+  return kineto_import::ProgramBuilder(trace, options, out, world_size, communicators).build();
 }
 
 }  // namespace scalecast

@@ -27,6 +27,15 @@ class KinetoSemantics : public testing::ScratchFolder {
     args.update(extra);
     events.push_back({{"ph", "X"}, {"cat", cat}, {"name", name}, {"pid", 0}, {"tid", stream}, {"ts", ts}, {"dur", dur}, {"args", args}});
   }
+  void cpu_op(const std::string& name, double ts, double dur, int tid = 1) {
+    events.push_back({{"ph", "X"}, {"cat", "cpu_op"}, {"name", name}, {"pid", 1}, {"tid", tid}, {"ts", ts}, {"dur", dur}});
+  }
+  // A synchronisation CUPTI recorded (enable_cuda_sync_events).
+  void cuda_sync(const std::string& kind, int stream, int correlation, int wait_on_stream, int record_correlation) {
+    events.push_back({{"ph", "X"}, {"cat", "cuda_sync"}, {"name", kind}, {"pid", 0}, {"tid", stream}, {"ts", 0}, {"dur", 0},
+                      {"args", {{"cuda_sync_kind", kind}, {"stream", stream}, {"correlation", correlation},
+                                {"wait_on_stream", wait_on_stream}, {"wait_on_cuda_event_record_corr_id", record_correlation}}}});
+  }
   KinetoImport import(bool per_kernel = true) {
     json doc = {{"schemaVersion", 1}, {"distributedInfo", {{"rank", 0}, {"world_size", 2}}},
                 {"deviceProperties", json::array({{{"id", 0}, {"name", "NVIDIA A100-SXM4-40GB"}}})}, {"traceEvents", events}};
@@ -39,6 +48,11 @@ class KinetoSemantics : public testing::ScratchFolder {
     for (size_t t = 0; t < program.tasks.size(); ++t)
       if (program.tasks[t].name == name && nth-- == 0) return static_cast<int>(t);
     return -1;
+  }
+  static int count(const RankProgram& program, const std::string& name) {
+    int n = 0;
+    for (const Task& task : program.tasks) n += task.name == name;
+    return n;
   }
   static bool depends(const Task& task, int on) {
     for (const TaskRef& d : task.deps)
@@ -134,6 +148,159 @@ TEST_F(KinetoSemantics, NcclMetadataGivesSizeAndKernelsGroupUnderTheirOperator) 
   EXPECT_EQ(p.tasks[nccl].bytes, 4000);  // per-rank output buffer: 2000 bf16 elements
   EXPECT_EQ(p.tasks[nccl].dtype, "bfloat16");
   EXPECT_EQ(imported.stats.inferred_sizes, 0);
+}
+
+// A synchronisation's measured time is mostly waiting: it replays as a wait for the GPU work
+// plus the fixed cost of the same call when it did not wait (3 us, the first one, when the
+// GPU was idle), never as its measured 500 us.
+TEST_F(KinetoSemantics, SyncsWaitForTheGpuThenPayTheOverheadOfACallThatDidNotWait) {
+  step(1, 0, 2000);
+  runtime("cudaStreamSynchronize", 10, 3, 1);  // nothing launched: did not wait
+  runtime("cudaLaunchKernel", 20, 5, 2);
+  gpu("kernel", "gemm", 7, 30, 500, 2);
+  runtime("cudaStreamSynchronize", 30, 510, 3);  // released when gemm ends at 530, returns at 540
+  const KinetoImport imported = import();
+  const RankProgram& p = imported.graph.programs[0];
+  ASSERT_EQ(count(p, "wait cudaStreamSynchronize"), 2);
+  const int first = find(p, "wait cudaStreamSynchronize"), second = find(p, "wait cudaStreamSynchronize", 1);
+  EXPECT_NEAR(p.tasks[first].duration_s, 3e-6, 1e-12);
+  EXPECT_NEAR(p.tasks[second].duration_s, 3e-6, 1e-12);
+  EXPECT_TRUE(depends(p.tasks[second], find(p, "gemm")));
+  EXPECT_EQ(imported.stats.blocking_waits, 2);
+}
+
+// cudaDeviceSynchronize waits for the last work launched on every stream, whichever ended last.
+TEST_F(KinetoSemantics, DeviceSynchronizeWaitsForEveryStream) {
+  step(1, 0, 2000);
+  runtime("cudaLaunchKernel", 10, 5, 1);
+  gpu("kernel", "long", 7, 20, 900, 1);
+  runtime("cudaLaunchKernel", 20, 5, 2);
+  gpu("kernel", "short", 9, 30, 10, 2);
+  runtime("cudaDeviceSynchronize", 40, 890, 3);
+  const KinetoImport imported = import();
+  const RankProgram& p = imported.graph.programs[0];
+  const int sync = find(p, "wait cudaDeviceSynchronize");
+  ASSERT_GE(sync, 0);
+  EXPECT_TRUE(depends(p.tasks[sync], find(p, "long")));
+  EXPECT_TRUE(depends(p.tasks[sync], find(p, "short")));
+}
+
+// A device-to-host copy into pageable memory returns only once the copy is done (CUDA's API
+// synchronization behavior), as .item() does: the host waits for the copy, then pays the
+// call's cost after the copy. A copy between device buffers does not block.
+TEST_F(KinetoSemantics, CopyToPageableMemoryBlocksTheHostACopyOnTheDeviceDoesNot) {
+  step(1, 0, 2000);
+  runtime("cudaLaunchKernel", 10, 5, 1);
+  gpu("kernel", "loss", 7, 20, 400, 1);
+  cpu_op("aten::_local_scalar_dense", 30, 410);
+  runtime("cudaMemcpyAsync", 32, 400, 2);  // waits for loss (ends 420), copies [420,422], returns 432
+  gpu("gpu_memcpy", "Memcpy DtoH (Device -> Pageable)", 7, 420, 2, 2, {{"bytes", 4}});
+  runtime("cudaMemcpyAsync", 500, 4, 3);
+  gpu("gpu_memcpy", "Memcpy DtoD (Device -> Device)", 7, 510, 2, 3, {{"bytes", 4096}});
+  const KinetoImport imported = import();
+  const RankProgram& p = imported.graph.programs[0];
+  ASSERT_EQ(count(p, "wait cudaMemcpyAsync"), 1);
+  const int wait = find(p, "wait cudaMemcpyAsync");
+  EXPECT_TRUE(depends(p.tasks[wait], find(p, "Memcpy DtoH (Device -> Pageable)")));
+  EXPECT_NEAR(p.tasks[wait].duration_s, 10e-6, 1e-12);  // 422 -> 432
+  EXPECT_EQ(imported.stats.blocking_waits, 1);
+}
+
+// A stream's launch queue seen full: 40 launches of 100 us kernels, 8 us of CPU work apart, on
+// a queue 4 deep. From the fifth on, each launch returns 5 us after the kernel four launches
+// earlier has finished. They replay as a wait for that kernel plus the 2 us a launch costs when
+// the queue has room, and the replayed host keeps pace with the GPU as the measured one did.
+TEST_F(KinetoSemantics, FullLaunchQueueMakesALaunchWaitForTheWorkItsSlotHeld) {
+  step(1, 0, 10000);
+  std::vector<double> kernel_end;
+  double host_us = 0, gpu_us = 0;
+  for (int k = 0; k < 40; ++k) {
+    const double start = host_us + 8;
+    const double returned = k >= 4 ? std::max(start + 2, kernel_end[k - 4] + 5) : start + 2;
+    runtime("cudaLaunchKernel", start, returned - start, k + 1);
+    gpu_us = std::max(gpu_us, returned);
+    gpu("kernel", "k" + std::to_string(k), 7, gpu_us, 100, k + 1);
+    gpu_us += 100;
+    kernel_end.push_back(gpu_us);
+    host_us = returned;
+  }
+  const KinetoImport imported = import();
+  const RankProgram& p = imported.graph.programs[0];
+  EXPECT_EQ(imported.stats.launch_queue_waits, 36);
+  ASSERT_EQ(count(p, "launch (queue full)"), 36);
+  const int held = find(p, "launch (queue full)");  // the fifth launch
+  EXPECT_NEAR(p.tasks[held].duration_s, 2e-6, 1e-12);
+  EXPECT_TRUE(depends(p.tasks[held], find(p, "k0")));
+  EXPECT_TRUE(depends(p.tasks[find(p, "k4")], held));
+}
+
+// A queue that never filled gives no evidence of its depth: no launch waits for a slot.
+TEST_F(KinetoSemantics, QueueNeverSeenFullIsNotModelled) {
+  step(1, 0, 10000);
+  for (int k = 0; k < 40; ++k) {
+    runtime("cudaLaunchKernel", 100 * k, 5, k + 1);
+    gpu("kernel", "k" + std::to_string(k), 7, 100 * k + 10, 50, k + 1);
+  }
+  const KinetoImport imported = import();
+  EXPECT_EQ(imported.stats.launch_queue_waits, 0);
+  EXPECT_EQ(count(imported.graph.programs[0], "launch (queue full)"), 0);
+}
+
+// Stream waits CUPTI recorded (cuda_sync events) order streams exactly: the allreduce waits for
+// the gemm recorded before the cudaEventRecord, not for the relu launched after it.
+TEST_F(KinetoSemantics, RecordedStreamWaitsOrderTheStreamsExactly) {
+  step(1, 0, 2000);
+  runtime("cudaLaunchKernel", 10, 5, 1);
+  gpu("kernel", "gemm", 7, 20, 100, 1);
+  runtime("cudaEventRecord", 16, 1, 2);
+  runtime("cudaLaunchKernel", 18, 5, 3);
+  gpu("kernel", "relu", 7, 120, 10, 3);
+  runtime("cudaStreamWaitEvent", 24, 1, 4);
+  runtime("cudaLaunchKernel", 26, 5, 5);
+  gpu("kernel", "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", 20, 130, 50, 5,
+      {{"Collective name", "allreduce"}, {"In msg nelems", 256}, {"dtype", "Float"}, {"Group size", 2},
+       {"Process Group Ranks", "[0, 1]"}});
+  cuda_sync("Stream Wait Event", 20, 4, 7, 2);
+  const KinetoImport imported = import();
+  const RankProgram& p = imported.graph.programs[0];
+  int nccl = -1;
+  for (size_t t = 0; t < p.tasks.size(); ++t)
+    if (p.tasks[t].kind == TaskKind::collective) nccl = static_cast<int>(t);
+  ASSERT_GE(nccl, 0);
+  EXPECT_TRUE(depends(p.tasks[nccl], find(p, "gemm")));
+  EXPECT_FALSE(depends(p.tasks[nccl], find(p, "relu")));
+  EXPECT_EQ(imported.stats.recorded_stream_waits, 1);
+}
+
+// The main thread hands the backward pass to another thread and waits for it (autograd): the
+// other thread starts from the fork, the main thread resumes once its last task is done, and
+// the main thread's idle wait in between is no host task.
+TEST_F(KinetoSemantics, ThreadForkAndJoinReplaceTheMainThreadsWait) {
+  step(1, 0, 1000);
+  runtime("cudaLaunchKernel", 10, 5, 1);  // forward
+  gpu("kernel", "forward", 7, 20, 100, 1);
+  cpu_op("autograd::engine::evaluate_function", 100, 300, 2);
+  runtime("cudaLaunchKernel", 110, 5, 2, 2);  // backward, on thread 2
+  gpu("kernel", "backward", 7, 120, 100, 2);
+  runtime("cudaLaunchKernel", 300, 5, 3, 2);
+  gpu("kernel", "backward2", 7, 305, 100, 3);
+  runtime("cudaLaunchKernel", 420, 5, 4);  // optimizer, main thread again
+  gpu("kernel", "optimizer", 7, 425, 10, 4);
+  const KinetoImport imported = import();
+  EXPECT_EQ(imported.stats.thread_forks, 1);
+  const RankProgram& p = imported.graph.programs[0];
+  const int join = find(p, "wait thread 2");
+  ASSERT_GE(join, 0);
+  const int backward2 = find(p, "backward2");
+  int last_on_thread_2 = -1;
+  for (const TaskRef& d : p.tasks[backward2].deps) last_on_thread_2 = d.task;
+  EXPECT_TRUE(depends(p.tasks[join], last_on_thread_2));
+  // Main thread's host time: [0,100) to the fork, [305,425) from the join to its next launch's
+  // return, then to the step's end: 100 + 120 + 575 = 795 us; not the 1000 us of the step.
+  double main_s = 0;
+  for (const Task& task : p.tasks)
+    if (is_host_task(task) && task.stream == p.tasks[join].stream) main_s += task.duration_s;
+  EXPECT_NEAR(main_s, 795e-6, 1e-9);
 }
 
 }  // namespace

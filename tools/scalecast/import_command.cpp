@@ -60,6 +60,10 @@ int run_import(const std::vector<std::string>& args) {
   out["inferred_sizes"] = s.inferred_sizes;
   out["unknown_sizes"] = s.unknown_sizes;
   out["host_tasks"] = s.host_tasks;
+  out["blocking_waits"] = s.blocking_waits;
+  out["launch_queue_waits"] = s.launch_queue_waits;
+  out["thread_forks"] = s.thread_forks;
+  out["recorded_stream_waits"] = s.recorded_stream_waits;
   out["tasks"] = s.tasks;
   out["outside_steps"] = s.outside_steps;
   out["wall_s"] = wall_s;
@@ -72,6 +76,8 @@ int run_import(const std::vector<std::string>& args) {
   std::printf("  GPU ops              %ld (%ld kernels)\n", s.gpu_ops, s.kernels);
   std::printf("  collectives          %ld (%ld sizes inferred, %ld unknown)\n", s.collectives, s.inferred_sizes, s.unknown_sizes);
   std::printf("  host tasks           %ld\n", s.host_tasks);
+  std::printf("  host waits           %ld blocking calls, %ld launches on a full launch queue, %ld thread joins\n",
+              s.blocking_waits, s.launch_queue_waits, s.thread_forks);
   std::printf("  tasks                %ld\n", s.tasks);
   std::printf("  imported in          %.2f s wall\n", wall_s);
   return 0;
