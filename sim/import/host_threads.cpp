@@ -110,7 +110,7 @@ void ProgramBuilder::on_launch(ThreadWindow& at, int c, int i) {
   const GpuTaskInfo& g = gpu_tasks_[t];
   const bool blocking = kind_of_call(c) == CallKind::blocking_copy;
   if (op_heads_task_[i] && tasks_[g.draft].kind == TaskKind::compute && is_nccl_kernel(name_of(op)))
-    set_collective(tasks_[g.draft], op, at.tid);
+    set_collective(tasks_[g.draft], i, at.tid);
   if (blocking || queue_release_op(i) >= 0) {
     issue_launch(at, c, i, blocking);
   } else if (op_heads_task_[i]) {

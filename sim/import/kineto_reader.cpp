@@ -31,7 +31,7 @@ struct RawEvent {
   Scalar stream, device, correlation, external_id, bytes, alloc_bytes;
   Scalar collective, in_nelems, out_nelems, dtype, group_size, pg_ranks;
   std::string input_dtype;  // first floating-point entry of args."Input type"
-  Scalar wait_on_stream, record_correlation;
+  Scalar wait_on_stream, record_correlation, src_rank, dst_rank;
   void clear() { *this = RawEvent{}; }
 };
 
@@ -166,6 +166,8 @@ class KinetoSax {
     else if (key_ == "Group size") event_.group_size = std::move(value);
     else if (key_ == "Process Group Ranks") event_.pg_ranks = std::move(value);
     else if (key_ == "wait_on_stream") event_.wait_on_stream = std::move(value);
+    else if (key_ == "Src Rank") event_.src_rank = std::move(value);
+    else if (key_ == "Dst Rank") event_.dst_rank = std::move(value);
     else if (key_ == "wait_on_cuda_event_record_corr_id") event_.record_correlation = std::move(value);
   }
 
@@ -201,6 +203,26 @@ class KinetoSax {
     if (dur_us < 0) throw InputError(trace_.source, field("dur"), "must be >= 0");
   }
 
+  // The NCCL metadata of the current event (a kernel's or record_param_comms'), kept.
+  int add_nccl_args() {
+    const RawEvent& e = event_;
+    KinetoNcclArgs nccl;
+    nccl.collective = e.collective.text;
+    nccl.in_nelems = optional_number(e.in_nelems, "args.In msg nelems", -1);
+    nccl.out_nelems = optional_number(e.out_nelems, "args.Out msg nelems", -1);
+    nccl.dtype = e.dtype.present ? e.dtype.text : std::string();
+    nccl.group_size = static_cast<int>(optional_number(e.group_size, "args.Group size", -1));
+    nccl.process_group_ranks = e.pg_ranks.present ? e.pg_ranks.text : std::string();
+    // Newer fields, read when they are whole numbers and ignored otherwise.
+    auto rank = [](const Scalar& value) {
+      return value.is_number && value.number >= 0 && value.number < 1e9 ? static_cast<int>(value.number) : -1;
+    };
+    nccl.src_rank = rank(e.src_rank);
+    nccl.dst_rank = rank(e.dst_rank);
+    trace_.nccl_args.push_back(std::move(nccl));
+    return static_cast<int>(trace_.nccl_args.size()) - 1;
+  }
+
   void finish_event() {
     const RawEvent& e = event_;
     if (!e.cat.present || e.cat.is_number || !e.ph.present) return;
@@ -226,17 +248,7 @@ class KinetoSax {
       op.external_id = static_cast<int64_t>(optional_number(e.external_id, "args.External id", -1));
       op.bytes = optional_number(e.bytes, "args.bytes", -1);
       op.name = intern(name);
-      if (e.collective.present) {
-        KinetoNcclArgs nccl;
-        nccl.collective = e.collective.text;
-        nccl.in_nelems = optional_number(e.in_nelems, "args.In msg nelems", -1);
-        nccl.out_nelems = optional_number(e.out_nelems, "args.Out msg nelems", -1);
-        nccl.dtype = e.dtype.present ? e.dtype.text : std::string();
-        nccl.group_size = static_cast<int>(optional_number(e.group_size, "args.Group size", -1));
-        nccl.process_group_ranks = e.pg_ranks.present ? e.pg_ranks.text : std::string();
-        op.nccl = static_cast<int>(trace_.nccl_args.size());
-        trace_.nccl_args.push_back(std::move(nccl));
-      }
+      if (e.collective.present) op.nccl = add_nccl_args();
       trace_.gpu_ops.push_back(std::move(op));
     } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
       const char* what = "a CUDA runtime event";
@@ -277,6 +289,7 @@ class KinetoSax {
       op.external_id = static_cast<int64_t>(optional_number(e.external_id, "args.External id", -1));
       op.name = intern(name);
       if (!e.input_dtype.empty()) op.input_dtype = intern(e.input_dtype);
+      if (e.collective.present && name == "record_param_comms") op.nccl = add_nccl_args();
       trace_.cpu_ops.push_back(op);
     }
   }

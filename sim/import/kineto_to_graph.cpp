@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sim/core/input_error.h"
+#include "sim/import/message_pairing.h"
 #include "sim/import/rank_program_builder.h"
 
 namespace scalecast {
@@ -60,7 +61,7 @@ KinetoImport kineto_to_graph(std::vector<KinetoTrace> traces, const KinetoImport
   graph.program_of_rank.assign(world, -1);
   std::string files, steps;
   for (size_t f = 0; f < traces.size(); ++f) {
-    RankProgram program = build_rank_program(traces[f], options, out, world, communicators);
+    RankProgram program = build_rank_program(traces[f], options, out, rank_of_file[f], world, communicators);
     auto same = std::find(graph.programs.begin(), graph.programs.end(), program);
     const int index = same != graph.programs.end() ? static_cast<int>(same - graph.programs.begin()) : static_cast<int>(graph.programs.size());
     if (same == graph.programs.end()) graph.programs.push_back(std::move(program));
@@ -88,6 +89,10 @@ KinetoImport kineto_to_graph(std::vector<KinetoTrace> traces, const KinetoImport
             << " untraced rank(s) replay rank " << rank_of_file.front() << "'s program by symmetry (assumes a data-parallel job)";
     out.warnings.push_back(message.str());
   }
+  // Messages pair across ranks only once every program is known.
+  const long unpaired = demote_unpaired_messages(graph);
+  out.stats.inferred_point_to_point -= unpaired;
+  out.stats.point_to_point += unpaired;
   for (const auto& [ranks, id] : communicators) graph.communicators.push_back({id, id == 0 ? "world" : "pg" + std::to_string(id), {ranks}});
   std::sort(graph.communicators.begin(), graph.communicators.end(), [](auto& a, auto& b) { return a.id < b.id; });
 
@@ -108,7 +113,9 @@ KinetoImport kineto_to_graph(std::vector<KinetoTrace> traces, const KinetoImport
                            " NCCL kernel(s) carry no size and none could be inferred; they replay as 0-byte collectives");
   if (out.stats.point_to_point > 0)
     out.warnings.push_back(std::to_string(out.stats.point_to_point) +
-                           " NCCL send/recv kernel(s) name no peer; they keep their measured duration");
+                           " NCCL send/recv kernel(s) keep their measured duration: their direction, peer or size could not be "
+                           "inferred, or their partner is not in the traced ranks" +
+                           (unpaired > 0 ? " (" + std::to_string(unpaired) + " of them)" : std::string()));
   validate(graph, first.source);
   return out;
 }

@@ -8,14 +8,22 @@
 //  - NCCL kernels become collectives: op, dtype and size from their metadata when the trace has
 //    it, else op and dtype from the kernel name and the size from the device-to-device copy the
 //    launching thread made just before (PyTorch clones the tensor it reduces);
+//  - NCCL send/recv kernels become messages (send/recv tasks) or all-to-all collectives when
+//    their direction, peer and size can be inferred (p2p_inference.h), and once each message
+//    pairs with its partner's; the others keep their measured duration;
 //  - each CPU thread that launches work becomes a host stream of tasks whose durations are the
 //    measured CPU time between launches (op_kind "host": never scaled by GPU speed); every GPU
-//    task depends on the host task that ends at its launch, so launch-bound gaps replay as such;
-//  - blocking calls (cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize,
-//    synchronous copies) wait for the GPU work that released them;
-//  - cudaStreamWaitEvent makes the next launch of that thread wait for the last work the thread
-//    launched on another stream, when the measured timeline agrees (the event's stream is not
-//    recorded by Kineto).
+//    task depends on the host task that ends at its launch, so launch-bound gaps replay as such
+//    and the host otherwise runs ahead of the GPU;
+//  - the host waits only where CUDA makes it wait (blocking_calls.cpp): synchronisations and
+//    blocking copies (synchronous cudaMemcpy, device-to-host into pageable memory) wait for the
+//    GPU work they wait on, then pay a fixed overhead taken from the same call when it did not
+//    wait; a launch on a stream whose launch queue the trace shows full waits for a slot;
+//  - a thread the main thread hands the step's backward to (autograd) starts at that fork, and
+//    the main thread waits for its last task (the join);
+//  - cudaStreamWaitEvent orders streams: exactly where CUPTI recorded the wait (cuda_sync
+//    events), else the next launch of that thread waits for the last work the thread launched
+//    on another stream, when the measured timeline agrees.
 // Ranks of the world that were not traced replay a traced rank's program (symmetry).
 #pragma once
 
@@ -43,7 +51,8 @@ struct KinetoImportStats {
   long collectives = 0;      // NCCL kernels imported as collectives
   long inferred_sizes = 0;   // of which the size was inferred (no NCCL metadata)
   long unknown_sizes = 0;    // of which no size could be found (imported as 0 bytes)
-  long point_to_point = 0;   // NCCL send/recv kernels kept as measured compute
+  long inferred_point_to_point = 0;  // NCCL send/recv kernels replayed as messages or all-to-alls
+  long point_to_point = 0;   // NCCL send/recv kernels kept as measured compute (nothing inferred)
   long host_tasks = 0;
   long blocking_waits = 0;         // synchronisations and blocking copies, replayed as waits for the GPU
   long launch_queue_waits = 0;     // launches that waited for a slot in a full launch queue

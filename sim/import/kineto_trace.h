@@ -24,14 +24,17 @@ struct KinetoGpuOp {
   int nccl = -1;  // index into KinetoTrace::nccl_args, -1 when the kernel carries no NCCL metadata
 };
 
-// NCCL metadata some PyTorch versions attach to NCCL kernels.
+// NCCL metadata some PyTorch versions attach to NCCL kernels, and that record_param_comms CPU
+// operators carry (torch/csrc/profiler/util.h names the fields).
 struct KinetoNcclArgs {
-  std::string collective;  // "allreduce", "allgather", ...
+  std::string collective;  // "allreduce", "allgather", "send", "recv", "all_to_all", ...
   double in_nelems = -1;
   double out_nelems = -1;
   std::string dtype;   // "Float", "Half", "BFloat16", ...
   int group_size = -1;
   std::string process_group_ranks;  // "[0, 1]"
+  int src_rank = -1;  // "Src Rank": a recv's peer (global rank), -1 when absent
+  int dst_rank = -1;  // "Dst Rank": a send's peer
 };
 
 // A CUDA runtime (or driver) call on a CPU thread.
@@ -65,6 +68,7 @@ struct KinetoCpuOp {
   // Its first floating-point "Input type" ("c10::Half"), interned; -1 when the profile did not
   // record shapes. Says a kernel's precision where the kernel's name does not.
   int input_dtype = -1;
+  int nccl = -1;  // record_param_comms: index into KinetoTrace::nccl_args, else -1
 };
 
 // A device memory allocation the profiler recorded (profile_memory=True): "[memory]" events

@@ -60,9 +60,9 @@ struct LaunchQueue {
 
 class ProgramBuilder {
  public:
-  ProgramBuilder(KinetoTrace& trace, const KinetoImportOptions& options, KinetoImport& out, int world_size,
+  ProgramBuilder(KinetoTrace& trace, const KinetoImportOptions& options, KinetoImport& out, int rank, int world_size,
                  std::map<std::vector<int>, int>& communicators)
-      : trace_(trace), options_(options), out_(out), world_size_(world_size), communicators_(communicators) {}
+      : trace_(trace), options_(options), out_(out), rank_(rank), world_size_(world_size), communicators_(communicators) {}
 
   RankProgram build();
 
@@ -74,7 +74,9 @@ class ProgramBuilder {
   void find_owners();
   void find_first_activities();
   void make_gpu_tasks();
-  void set_collective(Task& task, const KinetoGpuOp& op, int64_t tid);
+  void set_collective(Task& task, int op, int64_t tid);
+  void set_point_to_point(Task& task, int op);
+  void set_communicator(Task& task, std::vector<int> ranks, const std::string& kernel);
   void order_tasks();
 
   // blocking_calls.cpp
@@ -127,6 +129,7 @@ class ProgramBuilder {
   KinetoTrace& trace_;  // its bulk is released once used (peak memory)
   const KinetoImportOptions& options_;
   KinetoImport& out_;
+  int rank_;
   int world_size_;
   std::map<std::vector<int>, int>& communicators_;
 
@@ -144,6 +147,8 @@ class ProgramBuilder {
   std::vector<int> op_owner_;       // per GPU op: the innermost CPU operator around its launch, or -1
   std::vector<int> op_owner_name_;  // and that operator's interned name (cpu_ops are released early)
   std::vector<int> op_owner_dtype_;  // and its interned input dtype, -1 when not recorded
+  std::vector<int> op_comms_name_;  // per GPU op: the enclosing "nccl:..." operator's name, or -1
+  std::vector<int> op_params_;      // per GPU op: the last record_param_comms' NCCL args before it, or -1
   std::map<std::pair<int64_t, size_t>, double> first_activity_us_;  // (thread, window) -> first CPU op
 
   std::vector<int> op_of_call_;       // per runtime call: the GPU op it launched, or -1

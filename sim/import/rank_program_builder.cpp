@@ -9,6 +9,7 @@
 #include "sim/core/input_error.h"
 #include "sim/import/gpu_op_class.h"
 #include "sim/import/nccl_kernel_names.h"
+#include "sim/import/p2p_inference.h"
 #include "sim/import/program_builder.h"
 
 namespace scalecast::kineto_import {
@@ -94,6 +95,10 @@ void ProgramBuilder::find_owners() {
   op_owner_.assign(trace_.gpu_ops.size(), -1);
   op_owner_name_.assign(trace_.gpu_ops.size(), -1);
   op_owner_dtype_.assign(trace_.gpu_ops.size(), -1);
+  op_comms_name_.assign(trace_.gpu_ops.size(), -1);
+  op_params_.assign(trace_.gpu_ops.size(), -1);
+  std::vector<bool> comms_name(trace_.names.size(), false);  // ProcessGroupNCCL's "nccl:..." operators
+  for (size_t n = 0; n < trace_.names.size(); ++n) comms_name[n] = trace_.names[n].rfind("nccl:", 0) == 0;
   std::map<int64_t, std::vector<int>> ops_of_thread, launches_of_thread;  // cpu ops; GPU ops by launch
   for (size_t o = 0; o < cpu.size(); ++o) ops_of_thread[cpu[o].tid].push_back(static_cast<int>(o));
   for (size_t i = 0; i < trace_.gpu_ops.size(); ++i) {
@@ -106,17 +111,25 @@ void ProgramBuilder::find_owners() {
     std::sort(launches.begin(), launches.end(), [&](int a, int b) { return launch_ts(a) < launch_ts(b); });
     std::vector<int> open;
     size_t next = 0;
+    int last_params = -1;  // the latest record_param_comms with NCCL metadata
     for (int i : launches) {
       const double t = launch_ts(i);
       for (; next < ops.size() && cpu[ops[next]].ts_us <= t; ++next) {
         while (!open.empty() && cpu[open.back()].ts_us + cpu[open.back()].dur_us <= cpu[ops[next]].ts_us) open.pop_back();
         open.push_back(ops[next]);
+        if (cpu[ops[next]].nccl >= 0) last_params = cpu[ops[next]].nccl;
       }
       while (!open.empty() && cpu[open.back()].ts_us + cpu[open.back()].dur_us < t) open.pop_back();
       if (!open.empty()) {
         op_owner_[i] = open.back(), op_owner_name_[i] = cpu[open.back()].name;
         op_owner_dtype_[i] = cpu[open.back()].input_dtype;
       }
+      op_params_[i] = last_params;
+      for (auto it = open.rbegin(); it != open.rend(); ++it)
+        if (cpu[*it].ts_us + cpu[*it].dur_us >= t && comms_name[cpu[*it].name]) {
+          op_comms_name_[i] = cpu[*it].name;
+          break;
+        }
     }
   }
 }
@@ -179,12 +192,12 @@ void ProgramBuilder::make_gpu_tasks() {
   }
 }
 
-void ProgramBuilder::set_collective(Task& task, const KinetoGpuOp& op, int64_t tid) {
+void ProgramBuilder::set_collective(Task& task, int i, int64_t tid) {
+  const KinetoGpuOp& op = trace_.gpu_ops[i];
   const auto info = parse_nccl_kernel_name(name_of(op));
-  if (info && info->point_to_point && op.nccl < 0) {
-    // NCCL's send/recv kernels name no peer; replaying them needs one, so they keep their
-    // measured duration (a pipeline's transfers stay as measured, not re-simulated).
-    ++out_.stats.point_to_point;
+  const std::string recorded = op.nccl >= 0 ? trace_.nccl_args[op.nccl].collective : "";
+  if ((info && info->point_to_point && op.nccl < 0) || recorded == "send" || recorded == "recv") {
+    set_point_to_point(task, i);
     return;
   }
   ++out_.stats.collectives;
@@ -232,19 +245,60 @@ void ProgramBuilder::set_collective(Task& task, const KinetoGpuOp& op, int64_t t
     last_alloc_bytes_[tid] = -1;
   }
   task.name = std::string(to_string(task.op)) + (task.bytes > 0 ? "" : " (size unknown)");
+  set_communicator(task, std::move(ranks), name_of(op));
+}
+
+// The communicator of a collective over `ranks` (global ranks; empty: the world).
+void ProgramBuilder::set_communicator(Task& task, std::vector<int> ranks, const std::string& kernel) {
   if (ranks.empty())
     for (int r = 0; r < world_size_; ++r) ranks.push_back(r);
   std::vector<int> sorted = ranks;
   std::sort(sorted.begin(), sorted.end());
   for (int r : sorted)
     if (r < 0 || r >= world_size_)
-      throw InputError(trace_.source, "traceEvents: kernel '" + name_of(op) + "' args.Process Group Ranks",
+      throw InputError(trace_.source, "traceEvents: kernel '" + kernel + "' args.Process Group Ranks",
                        "rank " + std::to_string(r) + " is outside the world of " + std::to_string(world_size_));
   if (static_cast<int>(sorted.size()) != world_size_)
-    throw InputError(trace_.source, "traceEvents: kernel '" + name_of(op) + "' args.Process Group Ranks",
+    throw InputError(trace_.source, "traceEvents: kernel '" + kernel + "' args.Process Group Ranks",
                      "process groups smaller than the world (" + rank_list_text(sorted) + ") are not supported yet");
   auto [it, added] = communicators_.emplace(sorted, static_cast<int>(communicators_.size()));
   task.communicator = it->second;
+}
+
+// An NCCL send/recv kernel: a message, or an all-to-all, once p2p_inference.h can say which;
+// else it keeps its measured duration. A message keeps the measured duration too until
+// kineto_to_graph has paired it with its partner (demote_unpaired_messages).
+void ProgramBuilder::set_point_to_point(Task& task, int i) {
+  const KinetoGpuOp& op = trace_.gpu_ops[i];
+  PointToPointEvidence evidence;
+  evidence.kernel_name = name_of(op);
+  evidence.kernel_args = op.nccl >= 0 ? &trace_.nccl_args[op.nccl] : nullptr;
+  evidence.params = op_params_[i] >= 0 ? &trace_.nccl_args[op_params_[i]] : nullptr;
+  if (op_comms_name_[i] >= 0) evidence.comms_op = trace_.names[op_comms_name_[i]];
+  evidence.rank = rank_;
+  evidence.world_size = world_size_;
+  const PointToPoint p2p = infer_point_to_point(evidence);
+  if (!p2p.complete()) {
+    ++out_.stats.point_to_point;
+    return;
+  }
+  ++out_.stats.inferred_point_to_point;
+  if (p2p.pattern == PointToPoint::Pattern::all_to_all) {
+    ++out_.stats.collectives;
+    task.kind = TaskKind::collective;
+    task.op = CollectiveOp::alltoall;
+    task.duration_s = 0;
+    task.bytes = p2p.bytes;
+    task.dtype = p2p.dtype.empty() ? "uint8" : p2p.dtype;
+    task.name = "alltoall";
+    set_communicator(task, p2p.group, name_of(op));
+    return;
+  }
+  const bool send = p2p.pattern == PointToPoint::Pattern::send;
+  task.kind = send ? TaskKind::send : TaskKind::recv;
+  task.peer_offset = p2p.peer - rank_;
+  task.bytes = p2p.bytes;
+  task.name = (send ? "send to " : "recv from ") + std::to_string(p2p.peer);
 }
 
 // Orders tasks by time (streams keep their order: each stream's tasks are made in time order),
@@ -309,7 +363,7 @@ RankProgram ProgramBuilder::build() {
   for (size_t i = 0; i < trace_.gpu_ops.size(); ++i)
     if (op_task_[i] >= 0 && op_heads_task_[i] && tasks_[gpu_tasks_[op_task_[i]].draft].kind == TaskKind::compute &&
         is_nccl_kernel(name_of(trace_.gpu_ops[i])) && op_call_[i] < 0)
-      set_collective(tasks_[gpu_tasks_[op_task_[i]].draft], trace_.gpu_ops[i], main_tid_);
+      set_collective(tasks_[gpu_tasks_[op_task_[i]].draft], static_cast<int>(i), main_tid_);
 
   // The lookups are done with: free them before the list is ordered (peak memory).
   op_call_ = {};
@@ -319,6 +373,8 @@ RankProgram ProgramBuilder::build() {
   op_owner_ = {};
   op_owner_name_ = {};
   op_owner_dtype_ = {};
+  op_comms_name_ = {};
+  op_params_ = {};
   gpu_tasks_ = {};
   op_of_call_ = {};
   release_of_call_ = {};
@@ -339,9 +395,9 @@ RankProgram ProgramBuilder::build() {
 
 namespace scalecast {
 
-RankProgram build_rank_program(KinetoTrace& trace, const KinetoImportOptions& options, KinetoImport& out, int world_size,
-                               std::map<std::vector<int>, int>& communicators) {
-  return kineto_import::ProgramBuilder(trace, options, out, world_size, communicators).build();
+RankProgram build_rank_program(KinetoTrace& trace, const KinetoImportOptions& options, KinetoImport& out, int rank,
+                               int world_size, std::map<std::vector<int>, int>& communicators) {
+  return kineto_import::ProgramBuilder(trace, options, out, rank, world_size, communicators).build();
 }
 
 }  // namespace scalecast

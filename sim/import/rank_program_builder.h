@@ -10,9 +10,10 @@
 
 namespace scalecast {
 
-// Builds the program of `trace`'s rank. Collectives refer to `communicators` (rank list -> id),
-// which it extends; counts and warnings go to `out`. Releases trace.cpu_ops once used.
-RankProgram build_rank_program(KinetoTrace& trace, const KinetoImportOptions& options, KinetoImport& out, int world_size,
-                               std::map<std::vector<int>, int>& communicators);
+// Builds the program of `trace`'s rank (`rank` in a world of `world_size`). Collectives refer to
+// `communicators` (rank list -> id), which it extends; counts and warnings go to `out`.
+// Releases trace.cpu_ops once used.
+RankProgram build_rank_program(KinetoTrace& trace, const KinetoImportOptions& options, KinetoImport& out, int rank,
+                               int world_size, std::map<std::vector<int>, int>& communicators);
 
 }  // namespace scalecast

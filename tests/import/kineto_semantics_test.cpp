@@ -4,7 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/engine/replay_engine.h"
 #include "sim/import/kineto_to_graph.h"
+#include "sim/platform/platform_yaml.h"
 #include "tests/support/scratch_folder.h"
 
 namespace scalecast {
@@ -35,6 +37,20 @@ class KinetoSemantics : public testing::ScratchFolder {
     events.push_back({{"ph", "X"}, {"cat", "cuda_sync"}, {"name", kind}, {"pid", 0}, {"tid", stream}, {"ts", 0}, {"dur", 0},
                       {"args", {{"cuda_sync_kind", kind}, {"stream", stream}, {"correlation", correlation},
                                 {"wait_on_stream", wait_on_stream}, {"wait_on_cuda_event_record_corr_id", record_correlation}}}});
+  }
+  void record_param_comms(double ts, const json& args, int tid = 1) {
+    events.push_back({{"ph", "X"}, {"cat", "cpu_op"}, {"name", "record_param_comms"}, {"pid", 1}, {"tid", tid}, {"ts", ts},
+                      {"dur", 1}, {"args", args}});
+  }
+  // Imports several ranks' event lists, each its own file, in a world of `world` ranks.
+  KinetoImport import_ranks(const std::vector<json>& ranks, int world) {
+    std::vector<KinetoTrace> traces;
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      json doc = {{"schemaVersion", 1}, {"distributedInfo", {{"rank", r}, {"world_size", world}}},
+                  {"deviceProperties", json::array({{{"id", 0}, {"name", "NVIDIA A100-SXM4-40GB"}}})}, {"traceEvents", ranks[r]}};
+      traces.push_back(read_kineto_trace(write_text("rank" + std::to_string(r) + ".json", doc.dump())));
+    }
+    return kineto_to_graph(std::move(traces), {});
   }
   KinetoImport import(bool per_kernel = true) {
     json doc = {{"schemaVersion", 1}, {"distributedInfo", {{"rank", 0}, {"world_size", 2}}},
@@ -301,6 +317,87 @@ TEST_F(KinetoSemantics, ThreadForkAndJoinReplaceTheMainThreadsWait) {
   for (const Task& task : p.tasks)
     if (is_host_task(task) && task.stream == p.tasks[join].stream) main_s += task.duration_s;
   EXPECT_NEAR(main_s, 795e-6, 1e-9);
+}
+
+// A pipeline's point-to-point: rank 0 sends, rank 1 receives, both traced. NCCL's SendRecv
+// kernels name no peer; ProcessGroupNCCL's operators ("nccl:send 0->1") and record_param_comms
+// give peer and size, so both replay as one flow on the platform.
+TEST_F(KinetoSemantics, PeerlessSendRecvKernelsBecomeMessagesBetweenTracedRanks) {
+  const char* const kernel = "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)";
+  std::vector<json> ranks;
+  for (int r = 0; r < 2; ++r) {
+    events = json::array();
+    step(1, 0, 1000);
+    record_param_comms(5, {{"Collective name", r == 0 ? "send" : "recv"}, {"In msg nelems", 1 << 20}, {"Out msg nelems", 1 << 20},
+                           {"dtype", "Float"}, {"Group size", 2}, {"Process Group Ranks", "[0, 1]"}});
+    cpu_op(r == 0 ? "nccl:send 0->1" : "nccl:recv 1<-0", 8, 20);
+    runtime("cudaLaunchKernel", 10, 5, 1);
+    gpu("kernel", kernel, 30, 20, 400, 1);
+    ranks.push_back(events);
+  }
+  const KinetoImport imported = import_ranks(ranks, 2);
+  EXPECT_EQ(imported.stats.inferred_point_to_point, 2);
+  EXPECT_EQ(imported.stats.point_to_point, 0);
+  ASSERT_EQ(imported.graph.programs.size(), 2u);
+  const RankProgram& sender = imported.graph.programs[imported.graph.program_of_rank[0]];
+  const RankProgram& receiver = imported.graph.programs[imported.graph.program_of_rank[1]];
+  const int send = find(sender, "send to 1"), recv = find(receiver, "recv from 0");
+  ASSERT_GE(send, 0);
+  ASSERT_GE(recv, 0);
+  EXPECT_EQ(sender.tasks[send].kind, TaskKind::send);
+  EXPECT_EQ(sender.tasks[send].peer_offset, 1);
+  EXPECT_EQ(sender.tasks[send].bytes, 4 << 20);
+  EXPECT_EQ(receiver.tasks[recv].kind, TaskKind::recv);
+  EXPECT_EQ(receiver.tasks[recv].peer_offset, -1);
+  // Replayed, the message is a flow on the platform's links: 4 MiB over NVLink, not the
+  // measured 400 us.
+  const ReplayResult replayed = replay(imported.graph, load_platform("dgx-a100"), {});
+  ASSERT_EQ(replayed.collectives.size(), 1u);
+  EXPECT_TRUE(replayed.collectives[0].point_to_point);
+  EXPECT_EQ(replayed.collectives[0].bytes, 4 << 20);
+  const double transfer_s = replayed.collectives[0].end_s - replayed.collectives[0].start_s;
+  EXPECT_GT(transfer_s, 0);
+  EXPECT_LT(transfer_s, 200e-6);
+}
+
+// Only the sender traced: the untraced rank replays the sender's program, so the message has no
+// partner and keeps its measured duration, and the import says so.
+TEST_F(KinetoSemantics, MessageWithoutPartnerKeepsItsMeasuredDuration) {
+  step(1, 0, 1000);
+  record_param_comms(5, {{"Collective name", "send"}, {"In msg nelems", 256}, {"dtype", "Float"}, {"Dst Rank", 1}});
+  runtime("cudaLaunchKernel", 10, 5, 1);
+  gpu("kernel", "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", 30, 20, 400, 1);
+  const KinetoImport imported = import();
+  EXPECT_EQ(imported.stats.point_to_point, 1);
+  EXPECT_EQ(imported.stats.inferred_point_to_point, 0);
+  const RankProgram& p = imported.graph.programs[0];
+  const int measured = find(p, "send to 1 (measured: no partner)");
+  ASSERT_GE(measured, 0);
+  EXPECT_EQ(p.tasks[measured].kind, TaskKind::compute);
+  EXPECT_NEAR(p.tasks[measured].duration_s, 400e-6, 1e-12);
+  bool warned = false;
+  for (const std::string& w : imported.warnings) warned = warned || w.find("1 NCCL send/recv kernel(s) keep their measured") == 0;
+  EXPECT_TRUE(warned);
+}
+
+// An all-to-all launched as a SendRecv kernel replays as an alltoall collective of the size
+// record_param_comms recorded: it needs no partner's trace, and it scales when extrapolated.
+TEST_F(KinetoSemantics, AllToAllFromCpuSideOpsBecomesACollective) {
+  step(1, 0, 1000);
+  record_param_comms(5, {{"Collective name", "all_to_all"}, {"In msg nelems", 1000}, {"Out msg nelems", 1000},
+                         {"dtype", "Half"}, {"Group size", 2}, {"Process Group Ranks", "[0, 1]"}});
+  cpu_op("nccl:all_to_all", 8, 20);
+  runtime("cudaLaunchKernel", 10, 5, 1);
+  gpu("kernel", "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", 30, 20, 400, 1);
+  const KinetoImport imported = import();
+  EXPECT_EQ(imported.stats.inferred_point_to_point, 1);
+  const RankProgram& p = imported.graph.programs[0];
+  const int a2a = find(p, "alltoall");
+  ASSERT_GE(a2a, 0);
+  EXPECT_EQ(p.tasks[a2a].kind, TaskKind::collective);
+  EXPECT_EQ(p.tasks[a2a].op, CollectiveOp::alltoall);
+  EXPECT_EQ(p.tasks[a2a].bytes, 2000);
+  EXPECT_EQ(p.tasks[a2a].dtype, "float16");
 }
 
 }  // namespace

@@ -59,6 +59,8 @@ int run_import(const std::vector<std::string>& args) {
   out["collectives"] = s.collectives;
   out["inferred_sizes"] = s.inferred_sizes;
   out["unknown_sizes"] = s.unknown_sizes;
+  out["inferred_point_to_point"] = s.inferred_point_to_point;
+  out["measured_point_to_point"] = s.point_to_point;
   out["host_tasks"] = s.host_tasks;
   out["blocking_waits"] = s.blocking_waits;
   out["launch_queue_waits"] = s.launch_queue_waits;
@@ -75,6 +77,9 @@ int run_import(const std::vector<std::string>& args) {
   std::printf("  steps                %d\n", s.steps);
   std::printf("  GPU ops              %ld (%ld kernels)\n", s.gpu_ops, s.kernels);
   std::printf("  collectives          %ld (%ld sizes inferred, %ld unknown)\n", s.collectives, s.inferred_sizes, s.unknown_sizes);
+  if (s.inferred_point_to_point + s.point_to_point > 0)
+    std::printf("  send/recv kernels    %ld replayed as messages or all-to-alls, %ld kept as measured\n",
+                s.inferred_point_to_point, s.point_to_point);
   std::printf("  host tasks           %ld\n", s.host_tasks);
   std::printf("  host waits           %ld blocking calls, %ld launches on a full launch queue, %ld thread joins\n",
               s.blocking_waits, s.launch_queue_waits, s.thread_forks);
