@@ -114,8 +114,8 @@ std::string describe(const StepResource& resource) {
 
 std::string step_definition(const StepReport& report) {
   if (!report.periods) return "each step's span, from its first task's start to its last task's end; no warm-up left out";
-  return "the period between successive step starts on the resource that bounds the job (" + describe(report.bounding) +
-         "), median over the steps after the " + std::to_string(report.warm_up_steps) + " warm-up step" +
+  return "the period between successive step starts on the resource that bounds the job, " + describe(report.bounding) +
+         ", median over the steps after the " + std::to_string(report.warm_up_steps) + " warm-up step" +
          (report.warm_up_steps == 1 ? "" : "s");
 }
 

@@ -68,7 +68,7 @@ TEST_F(Inspect, HumanTable) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("step time 7.500 s"), std::string::npos) << result.out;  // step 0 is warm-up
   EXPECT_NE(result.out.find("a step is         the period between successive step starts on the resource that bounds "
-                            "the job (rank class 0's GPU), median over the steps after the 1 warm-up step"),
+                            "the job, rank class 0's GPU, median over the steps after the 1 warm-up step"),
             std::string::npos)
       << result.out;
   EXPECT_NE(result.out.find("exposed comm      2.000 s"), std::string::npos) << result.out;
