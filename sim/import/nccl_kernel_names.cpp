@@ -72,6 +72,23 @@ bool parse_collective_name(const std::string& name, CollectiveOp& op) {
   return false;
 }
 
+bool parse_rank_list(const std::string& text, std::vector<int>& ranks) {
+  ranks.clear();
+  std::string digits;
+  for (char c : text + ",") {
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      digits += c;
+    } else if (c == ',' || c == ']') {
+      if (!digits.empty()) ranks.push_back(std::stoi(digits.substr(0, 9)));
+      digits.clear();
+    } else if (c != '[' && c != ' ') {
+      ranks.clear();
+      return false;
+    }
+  }
+  return true;
+}
+
 std::optional<NcclKernelInfo> parse_nccl_kernel_name(const std::string& kernel_name) {
   if (!is_nccl_kernel(kernel_name)) return std::nullopt;
   std::string base = kernel_name.substr(0, kernel_name.find('('));

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/trace/execution_graph.h"
 
@@ -32,5 +33,8 @@ int dtype_bytes(const std::string& dtype);
 // "allreduce", "all_reduce", "allgather", "_allgather_base", "reduce_scatter", "broadcast",
 // "all_to_all", "alltoall_base": the op; false when not a collective's name.
 bool parse_collective_name(const std::string& name, CollectiveOp& op);
+
+// A rank list as PyTorch writes "Process Group Ranks" ("[0, 1, 2]"); false for other text.
+bool parse_rank_list(const std::string& text, std::vector<int>& ranks);
 
 }  // namespace scalecast

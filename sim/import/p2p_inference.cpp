@@ -1,7 +1,5 @@
 #include "sim/import/p2p_inference.h"
 
-#include <cctype>
-
 #include "sim/import/nccl_kernel_names.h"
 
 namespace scalecast {
@@ -16,23 +14,6 @@ Pattern pattern_of_collective(const std::string& name) {
   CollectiveOp op;
   if (parse_collective_name(name, op) && op == CollectiveOp::alltoall) return Pattern::all_to_all;
   return Pattern::unknown;
-}
-
-// "[0, 2, 4]" -> {0, 2, 4}; empty for text that is not a rank list.
-std::vector<int> ranks_of(const std::string& text) {
-  std::vector<int> ranks;
-  std::string digits;
-  for (char c : text + ",") {
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      digits += c;
-    } else if (c == ',' || c == ']') {
-      if (!digits.empty() && digits.size() < 10) ranks.push_back(std::stoi(digits));
-      digits.clear();
-    } else if (c != '[' && c != ' ') {
-      return {};
-    }
-  }
-  return ranks;
 }
 
 // "nccl:send 0->1" (send from group rank 0 to 1), "nccl:recv 1<-0" (rank 1 receives from 0):
@@ -65,7 +46,7 @@ Pattern pattern_of_kernel(const std::string& kernel_name) {
 void take(const KinetoNcclArgs* args, PointToPoint& out) {
   if (!args) return;
   if (out.pattern == Pattern::unknown) out.pattern = pattern_of_collective(args->collective);
-  if (out.group.empty()) out.group = ranks_of(args->process_group_ranks);
+  if (out.group.empty()) parse_rank_list(args->process_group_ranks, out.group);
   if (out.dtype.empty()) out.dtype = normalize_dtype(args->dtype);
   if (out.peer < 0) out.peer = out.pattern == Pattern::send ? args->dst_rank : out.pattern == Pattern::recv ? args->src_rank : -1;
   const double elements = out.pattern == Pattern::recv && args->out_nelems >= 0 ? args->out_nelems : args->in_nelems;

@@ -25,17 +25,7 @@ bool is_event_record_call(const std::string& name) { return name.rfind("cudaEven
 
 std::vector<int> parse_rank_list(const std::string& text, const std::string& source, const std::string& field) {
   std::vector<int> ranks;
-  std::string digits;
-  for (char c : text + ",") {
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      digits += c;
-    } else if (c == ',' || c == ']') {
-      if (!digits.empty()) ranks.push_back(std::stoi(digits.substr(0, 9)));
-      digits.clear();
-    } else if (c != '[' && c != ' ') {
-      throw InputError(source, field, "expected a rank list such as [0, 1], got '" + text + "'");
-    }
-  }
+  if (!scalecast::parse_rank_list(text, ranks)) throw InputError(source, field, "expected a rank list such as [0, 1], got '" + text + "'");
   return ranks;
 }
 

@@ -65,6 +65,12 @@ class KinetoSemantics : public testing::ScratchFolder {
       if (program.tasks[t].name == name && nth-- == 0) return static_cast<int>(t);
     return -1;
   }
+  static int last_collective(const RankProgram& program) {
+    int found = -1;
+    for (size_t t = 0; t < program.tasks.size(); ++t)
+      if (program.tasks[t].kind == TaskKind::collective) found = static_cast<int>(t);
+    return found;
+  }
   static int count(const RankProgram& program, const std::string& name) {
     int n = 0;
     for (const Task& task : program.tasks) n += task.name == name;
@@ -123,9 +129,7 @@ TEST_F(KinetoSemantics, StreamWaitEventOrdersNcclAfterComputeAndInfersSize) {
   gpu("kernel", "other", 7, 322, 10, 5);  // no wait before it: runs beside the allreduce
   const KinetoImport imported = import();
   const RankProgram& p = imported.graph.programs[0];
-  int nccl = -1;
-  for (size_t t = 0; t < p.tasks.size(); ++t)
-    if (p.tasks[t].kind == TaskKind::collective) nccl = static_cast<int>(t);
+  const int nccl = last_collective(p);
   ASSERT_GE(nccl, 0);
   EXPECT_EQ(p.tasks[nccl].op, CollectiveOp::allreduce);
   EXPECT_EQ(p.tasks[nccl].dtype, "float16");
@@ -156,9 +160,7 @@ TEST_F(KinetoSemantics, NcclMetadataGivesSizeAndKernelsGroupUnderTheirOperator) 
   ASSERT_GE(linear, 0);
   EXPECT_NEAR(p.tasks[linear].duration_s, 150e-6, 1e-12);  // both kernels, one task
   EXPECT_EQ(find(p, "gemm_b"), -1);
-  int nccl = -1;
-  for (size_t t = 0; t < p.tasks.size(); ++t)
-    if (p.tasks[t].kind == TaskKind::collective) nccl = static_cast<int>(t);
+  const int nccl = last_collective(p);
   ASSERT_GE(nccl, 0);
   EXPECT_EQ(p.tasks[nccl].op, CollectiveOp::allgather);
   EXPECT_EQ(p.tasks[nccl].bytes, 4000);  // per-rank output buffer: 2000 bf16 elements
@@ -279,9 +281,7 @@ TEST_F(KinetoSemantics, RecordedStreamWaitsOrderTheStreamsExactly) {
   cuda_sync("Stream Wait Event", 20, 4, 7, 2);
   const KinetoImport imported = import();
   const RankProgram& p = imported.graph.programs[0];
-  int nccl = -1;
-  for (size_t t = 0; t < p.tasks.size(); ++t)
-    if (p.tasks[t].kind == TaskKind::collective) nccl = static_cast<int>(t);
+  const int nccl = last_collective(p);
   ASSERT_GE(nccl, 0);
   EXPECT_TRUE(depends(p.tasks[nccl], find(p, "gemm")));
   EXPECT_FALSE(depends(p.tasks[nccl], find(p, "relu")));
