@@ -142,7 +142,7 @@ class TimelineSax {
         return true;
       case Context::root:
         if (!fits) return false;
-        if (field_ == kVersion) return value == kTimelineFormatVersion;
+        if (field_ == kVersion) return value >= kOldestTimelineFormatVersion && value <= kTimelineFormatVersion;
         if (field_ == kWorldSize) return (timeline.world_size = static_cast<int>(value)) >= 1;
         return false;
       case Context::event:

@@ -33,9 +33,10 @@ void check_format(JsonFields& root) {
   if (format != kTimelineFormatName)
     throw root.error("format", "is \"" + format + "\"; expected \"" + kTimelineFormatName + "\"");
   const int version = root.get_required<int>("version");
-  if (version != kTimelineFormatVersion)
-    throw root.error("version", "is " + std::to_string(version) + ", but this scalecast reads version " +
-                                    std::to_string(kTimelineFormatVersion) + " only");
+  if (version < kOldestTimelineFormatVersion || version > kTimelineFormatVersion)
+    throw root.error("version", "is " + std::to_string(version) + ", but this scalecast reads versions " +
+                                    std::to_string(kOldestTimelineFormatVersion) + " to " +
+                                    std::to_string(kTimelineFormatVersion));
 }
 
 TimelineEvent parse_event(const json& value, const std::string& source, const std::string& path) {

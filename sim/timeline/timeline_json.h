@@ -1,4 +1,4 @@
-// Simulated timelines on disk (format "scalecast-timeline", version 1), as `simulate --timeline`
+// Simulated timelines on disk (format "scalecast-timeline", version 2), as `simulate --timeline`
 // writes them and `inspect` reads them. traces/TIMELINE.md describes the format.
 //
 // The file keeps the rank classes of the Timeline: ranks that ran in lockstep share one list
@@ -16,7 +16,9 @@
 namespace scalecast {
 
 constexpr const char* kTimelineFormatName = "scalecast-timeline";
-constexpr int kTimelineFormatVersion = 1;
+constexpr int kTimelineFormatVersion = 2;
+// Version 1 lacked the `host` category and is otherwise the same: still read.
+constexpr int kOldestTimelineFormatVersion = 1;
 
 // The timeline as a JSON value, and back. timeline_from_json checks the format name and
 // version, the type of every field, rejects unknown fields, events that end before they start

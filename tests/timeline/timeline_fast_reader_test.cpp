@@ -69,7 +69,7 @@ TEST(TimelineFastReader, DeclinesWhatTheFullReaderRejects) {
       {"unknown category", [](json& d) { d["classes"][1]["events"][0]["category"] = "memcpy"; }},
       {"other format", [](json& d) { d["format"] = "scalecast-trace"; }},
       {"no format", [](json& d) { d.erase("format"); }},
-      {"version 2", [](json& d) { d["version"] = 2; }},
+      {"version 3", [](json& d) { d["version"] = 3; }},
       {"rank outside", [](json& d) { d["classes"][1]["ranks"][1] = 4; }},
       {"rank twice", [](json& d) { d["classes"][1]["ranks"][1] = 2; }},
       {"rank in no class", [](json& d) { d["world_size"] = 5; }},

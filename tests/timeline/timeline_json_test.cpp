@@ -125,8 +125,12 @@ TEST(TimelineJson, RejectsOtherFormatsAndVersions) {
   document.erase("format");
   expect_rejected(document, "format", "is missing");
   document = small_document();
-  document["version"] = 2;
-  expect_rejected(document, "version", "version 1 only");
+  document["version"] = 3;
+  expect_rejected(document, "version", "reads versions 1 to 2");
+  document["version"] = 0;
+  expect_rejected(document, "version", "reads versions 1 to 2");
+  document["version"] = 1;  // version 1 (no host category) still reads
+  EXPECT_NO_THROW(timeline_from_json(document, "t.json"));
 }
 
 TEST(TimelineJson, EveryRankIsInExactlyOneClass) {
