@@ -62,6 +62,11 @@ class Replay {
   ReplayResult run();
 
  private:
+  void set_up();
+  void count_dependencies();
+  void create_class_states();
+  void throw_if_deadlocked() const;
+  void assemble_timeline();
   void run_class(int k);
   using RunningQueue = std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>>;
   void launch(int k, int task, RunningQueue& running);
@@ -448,8 +453,9 @@ void Replay::run_class(int k) {
   s.blocked = false;
 }
 
-ReplayResult Replay::run() {
-  auto& engine = start_simgrid();
+// The platform, the rank classes, and the two properties that decide how collectives may be
+// simulated (alone on the network; every node alike).
+void Replay::set_up() {
   topology_ = ClusterTopology::build(spec_, graph_.world_size());
   layout_ = ClusterLayout{&spec_, topology_->gpus_per_node()};
   classes_ = build_rank_classes(graph_, options_.per_rank);
@@ -458,9 +464,11 @@ ReplayResult Replay::run() {
   nodes_alike_ = topology_->nodes() > 1 && graph_.world_size() == topology_->nodes() * topology_->gpus_per_node();
   for (int rank = 0; nodes_alike_ && rank < graph_.world_size(); ++rank)
     nodes_alike_ = classes_.class_of_rank[rank] == classes_.class_of_rank[layout_.local_index(rank)];
+}
 
-  // A task waits for the previous task of its stream and for each of its dependencies; the
-  // same-rank ones are counted down through dependents_, the others through notices.
+// A task waits for the previous task of its stream and for each of its dependencies; the
+// same-rank ones are counted down through dependents_, the others through notices.
+void Replay::count_dependencies() {
   dependents_.resize(graph_.programs.size());
   initial_pending_.resize(graph_.programs.size());
   for (size_t p = 0; p < graph_.programs.size(); ++p) {
@@ -480,7 +488,9 @@ ReplayResult Replay::run() {
         if (dep.rank_offset == 0) dependents_[p][dep.task].push_back(static_cast<int>(t));
     }
   }
+}
 
+void Replay::create_class_states() {
   state_.resize(classes_.ranks.size());
   for (size_t k = 0; k < state_.size(); ++k) {
     ClassState& s = state_[k];
@@ -501,24 +511,23 @@ ReplayResult Replay::run() {
           remote_subscribers_[{classes_.class_of_rank[rank + dep.rank_offset], dep.task}].emplace_back(
               static_cast<int>(k), static_cast<int>(t));
   }
+}
 
+void Replay::throw_if_deadlocked() const {
+  if (!deadlocked_) return;
   for (size_t k = 0; k < state_.size(); ++k)
-    sg::Actor::create("rank-class-" + std::to_string(k), topology_->gpu_host(classes_.ranks[k].front()),
-                      [this, k]() { run_class(static_cast<int>(k)); });
-  engine.run();
+    for (size_t t = 0; t < state_[k].program->tasks.size(); ++t)
+      if (!state_[k].done[t]) {
+        const Task& task = state_[k].program->tasks[t];
+        throw std::runtime_error("replay deadlocked: rank " + std::to_string(classes_.ranks[k].front()) +
+                                 " never finished task " + std::to_string(t) + " ('" + task.name +
+                                 "'): its partners never reached the matching collective or send/recv");
+      }
+  throw std::runtime_error("replay deadlocked");
+}
 
-  if (deadlocked_) {
-    for (size_t k = 0; k < state_.size(); ++k)
-      for (size_t t = 0; t < state_[k].program->tasks.size(); ++t)
-        if (!state_[k].done[t]) {
-          const Task& task = state_[k].program->tasks[t];
-          throw std::runtime_error("replay deadlocked: rank " + std::to_string(classes_.ranks[k].front()) +
-                                   " never finished task " + std::to_string(t) + " ('" + task.name +
-                                   "'): its partners never reached the matching collective or send/recv");
-        }
-    throw std::runtime_error("replay deadlocked");
-  }
-
+// Every class's tasks as timeline events, in start order, and the makespan.
+void Replay::assemble_timeline() {
   result_.timeline.world_size = graph_.world_size();
   result_.timeline.platform = spec_.name;
   for (size_t k = 0; k < state_.size(); ++k) {
@@ -545,6 +554,19 @@ ReplayResult Replay::run() {
     });
     result_.timeline.classes.push_back(std::move(timeline));
   }
+}
+
+ReplayResult Replay::run() {
+  auto& engine = start_simgrid();
+  set_up();
+  count_dependencies();
+  create_class_states();
+  for (size_t k = 0; k < state_.size(); ++k)
+    sg::Actor::create("rank-class-" + std::to_string(k), topology_->gpu_host(classes_.ranks[k].front()),
+                      [this, k]() { run_class(static_cast<int>(k)); });
+  engine.run();
+  throw_if_deadlocked();
+  assemble_timeline();
   return std::move(result_);
 }
 
