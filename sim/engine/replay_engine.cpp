@@ -341,6 +341,7 @@ void Replay::run_class(int k) {
 void Replay::set_up() {
   topology_ = ClusterTopology::build(spec_, graph_.world_size());
   layout_ = ClusterLayout{&spec_, topology_->gpus_per_node()};
+  if (topology_->nodes() > 1) result_.network = topology_->network_plan().summary(spec_.network.topology);
   classes_ = build_rank_classes(graph_, options_.per_rank);
   result_.rank_classes = static_cast<int>(classes_.ranks.size());
   collectives_alone_ = options_.reuse_isolated_collectives && collectives_never_overlap(graph_, classes_);

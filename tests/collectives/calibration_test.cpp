@@ -94,5 +94,53 @@ TEST(Calibration, DgxH100UsesNvlinkSharpForLargeAllreduce) {
   EXPECT_GT(nvls, 440);
 }
 
+// Rings across nodes enter and leave every node through one NIC, so on a rail-optimised network
+// each stays on its rail (NIC k to NIC k), relaying over NVLink where a NIC has one GPU (PXN).
+TEST(Calibration, RingsStayOnTheirRail) {
+  for (const char* preset : {"dgx-a100", "dgx1-v100"}) {
+    const PlatformSpec spec = load_platform(preset);
+    ClusterLayout layout{&spec, 8};
+    CollectiveRequest request{CollectiveOp::allreduce, kGiB, {}, 0};
+    for (int r = 0; r < 32; ++r) request.group.push_back(r);
+    auto nic_of = [&](int rank) {
+      for (size_t k = 0; k < spec.node.nics.size(); ++k)
+        for (int g : spec.node.nics[k].gpus)
+          if (g == layout.local_index(rank)) return static_cast<int>(k);
+      return -1;
+    };
+    const GroupShape shape = group_shape(request, layout);
+    const CollectivePlan plan =
+        plan_collective(request, CollectiveAlgorithm::ring, CollectiveFidelity::steady_state, layout, shape.graph);
+    int inter = 0;
+    for (const Flow& f : plan.phases.at(0).flows) {
+      if (layout.node_of(f.source_rank) == layout.node_of(f.destination_rank)) continue;
+      ++inter;
+      EXPECT_EQ(nic_of(f.source_rank), nic_of(f.destination_rank)) << preset << ": " << f.source_rank << "->" << f.destination_rank;
+    }
+    EXPECT_EQ(inter, 4 * shape.graph.channels) << preset;  // every channel leaves each of the 4 nodes once
+  }
+}
+
+// At 4:1 oversubscription a rail-optimised network keeps ring bandwidth (traffic stays under
+// the rails' leaves), as a fat tree of whole nodes does.
+TEST(Calibration, OversubscribedRailsKeepRingBandwidth) {
+  auto ring_busbw = [](NetworkSpec::Topology topology, double oversubscription) {
+    return testing::in_child_process([=] {
+      PlatformSpec spec = load_platform("dgx-a100");
+      spec.network.topology = topology;
+      spec.network.oversubscription = oversubscription;
+      const double bytes = kGiB;
+      ReplayOptions options;
+      options.algorithm = CollectiveAlgorithm::ring;
+      auto result = replay(collective_sweep_graph(CollectiveOp::allreduce, 256, {bytes}), spec, options);
+      const auto& record = result.collectives.at(0);
+      return bytes / (record.end_s - record.start_s) * bus_bandwidth_factor(CollectiveOp::allreduce, 256) / 1e9;
+    });
+  };
+  const double full = ring_busbw(NetworkSpec::Topology::fat_tree, 1);
+  EXPECT_NEAR(ring_busbw(NetworkSpec::Topology::rail_optimized, 4), full, full * 1e-3);
+  EXPECT_NEAR(ring_busbw(NetworkSpec::Topology::fat_tree, 4), full, full * 1e-3);
+}
+
 }  // namespace
 }  // namespace scalecast

@@ -44,6 +44,17 @@ TEST(ClusterTopology, InterNodeRouteCrossesBothNics) {
   EXPECT_FALSE(mentions(names, "nvswitch"));
 }
 
+TEST(ClusterTopology, BuildsTheLevelsTheNicsNeed) {
+  // dgx-h100's two levels of radix 64 hold 2,048 NICs; 4,096 GPUs have 4,096: a third level,
+  // whose uplinks a route between far-apart nodes crosses.
+  start_simgrid();
+  auto topology = ClusterTopology::build(load_platform("dgx-h100"), 4096);
+  EXPECT_EQ(topology->network_plan().levels, 3);
+  auto names = route(*topology, 0, 4095);
+  EXPECT_TRUE(mentions(names, "level3.0.up")) << names.size();
+  EXPECT_TRUE(mentions(names, "level3.3.up"));  // 128 leaves of 32 NICs, 4 pods of 32 leaves
+}
+
 TEST(ClusterTopology, CubeMeshPairsWithoutNvlinkCrossPcieAndSockets) {
   start_simgrid();
   auto topology = ClusterTopology::build(load_platform("dgx1-v100"), 8);

@@ -71,6 +71,7 @@ void print_table(const CollectiveSweep& sweep, const nlohmann::ordered_json& out
   std::printf("# %s on %d GPUs of %s (algo %s, proto %s, fidelity %s)\n#\n", to_string(op), gpus,
               out["platform"].get<std::string>().c_str(), values["algo"].as<std::string>().c_str(),
               values["proto"].as<std::string>().c_str(), values["fidelity"].as<std::string>().c_str());
+  if (!sweep.replay.network.empty()) std::printf("# network: %s\n#\n", sweep.replay.network.c_str());
   std::printf("# %10s %12s %8s %6s %6s %10s %8s %8s %7s %7s %8s\n", "size", "count", "type", "redop", "root", "time",
               "algbw", "busbw", "algo", "proto", "channels");
   std::printf("# %10s %12s %8s %6s %6s %10s %8s %8s\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)");
@@ -125,6 +126,7 @@ int run_collective(const std::vector<std::string>& args) {
   out["platform"] = platform.name;
   out["op"] = to_string(op);
   out["gpus"] = gpus;
+  if (!sweep.replay.network.empty()) out["network"] = sweep.replay.network;
   out["rows"] = nlohmann::ordered_json::array();
   for (const CollectiveRow& row : sweep.rows) {
     const RowLabels labels = labels_of(op, row.bytes, gpus);
