@@ -161,7 +161,8 @@ ResolvedCollective CollectiveCatalog::resolve(const Communicator& comm, int comp
                                               CollectiveOp op, double bytes, int root) {
   const GroupShape& shape = shape_of(comm, component, groups);
   const PlatformSpec& spec = *layout_.spec;
-  const auto candidates = candidate_choices(op, fixed_, shape, spec);
+  const CollectiveChoice fixed = free_ops_.count(static_cast<int>(op)) ? CollectiveChoice{CollectiveAlgorithm::automatic, CollectiveProtocol::automatic} : fixed_;
+  const auto candidates = candidate_choices(op, fixed, shape, spec);
   std::optional<ResolvedCollective> best;
   for (const CollectiveChoice& choice : candidates) {
     ResolvedCollective r;

@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -64,6 +65,9 @@ class CollectiveCatalog {
   // Throws RequestError when the fixed algorithm or protocol does not apply to `op` on the
   // communicator's groups. Called before the simulation starts.
   void check(const Communicator& comm, CollectiveOp op) const;
+  // Lets `op` choose its own pair (auto): a job whose collectives the fixed pair fits only in
+  // part (hybrid steps: gradient allreduces, activation copies as broadcasts).
+  void choose_freely(CollectiveOp op) { free_ops_.insert(static_cast<int>(op)); }
 
   ResolvedCollective resolve(const Communicator& comm, int component, const std::vector<int>& groups, CollectiveOp op,
                              double bytes, int root);
@@ -88,6 +92,7 @@ class CollectiveCatalog {
   CollectiveFidelity fidelity_;
   bool fold_nodes_;
   std::map<std::pair<int, int>, GroupShape> shapes_;  // (communicator, component)
+  std::set<int> free_ops_;
   std::map<std::tuple<int, int, int, int, int>, std::unique_ptr<PreparedCollective>> prepared_;
 };
 

@@ -19,6 +19,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "sim/core/input_error.h"
 #include "sim/engine/collective_catalog.h"
 #include "sim/engine/flow_ports.h"
 #include "sim/engine/rank_classes.h"
@@ -80,7 +81,7 @@ class Replay {
                          CollectiveRecord record);
   void start_timed_runner(double duration_s, std::vector<std::pair<int, int>> waiters, CollectiveRecord record);
   void finish_runner(const std::vector<std::pair<int, int>>& waiters, const CollectiveRecord& record);
-  void check_collectives() const;
+  void check_collectives();
   void notify(int k, Notice notice);
   bool everyone_blocked() const;
 
@@ -353,14 +354,30 @@ void Replay::set_up() {
   check_collectives();
 }
 
-// A fixed algorithm or protocol that does not apply to one of the job's collectives is refused
-// before anything runs (RequestError), never replaced by another.
-void Replay::check_collectives() const {
-  std::set<std::pair<int, int>> checked;  // (communicator, op)
+// A fixed algorithm or protocol is refused (RequestError) when it applies to none of the job's
+// collectives, never replaced by another; where it fits only some of them (a hybrid step's
+// activation copies are broadcasts), the others choose their own pair and a note says so.
+void Replay::check_collectives() {
+  std::map<int, std::optional<RequestError>> refusal;  // op -> why the fixed pair does not fit it
   for (const RankProgram& program : graph_.programs)
-    for (const Task& task : program.tasks)
-      if (task.kind == TaskKind::collective && checked.emplace(task.communicator, static_cast<int>(task.op)).second)
+    for (const Task& task : program.tasks) {
+      if (task.kind != TaskKind::collective || refusal.count(static_cast<int>(task.op))) continue;
+      try {
         catalog_->check(*graph_.find_communicator(task.communicator), task.op);
+        refusal[static_cast<int>(task.op)] = std::nullopt;
+      } catch (const RequestError& e) {
+        refusal[static_cast<int>(task.op)] = e;
+      }
+    }
+  bool fits_some = false;
+  for (const auto& [op, why] : refusal) fits_some = fits_some || !why;
+  for (const auto& [op, why] : refusal) {
+    if (!why) continue;
+    if (!fits_some) throw *why;
+    catalog_->choose_freely(static_cast<CollectiveOp>(op));
+    result_.notes.push_back(std::string("the requested collective algorithm/protocol does not apply to ") +
+                            to_string(static_cast<CollectiveOp>(op)) + " (" + why->problem() + "); those chose their own");
+  }
 }
 
 // A task waits for the previous task of its stream and for each of its dependencies; the

@@ -59,6 +59,7 @@ struct ReplayResult {
   int collectives_reused = 0;  // instances alone on the network, timed in closed form
   int collectives_folded = 0;  // instances whose flows ran on one node for every node
   std::string network;         // the switches built between nodes (network_plan.h); empty on one node
+  std::vector<std::string> notes;  // what the user should know about how the run was made
 };
 
 // Runs SimGrid in this process (once per process: the engine is a singleton).
