@@ -37,7 +37,7 @@ double comm_s(const std::string& arguments, const std::string& fidelity) {
 // fidelities pay the same latencies, so they differ only where contention meets phases.
 TEST(FidelityOfSteps, SteadyStateWithinFivePercentOfStepByStep) {
   const std::string two_branch = std::string(SCALECAST_SOURCE_DIR) + "/tests/data/workloads/two-branch.yaml";
-  for (const std::string arguments : {std::string("--platform dgx-a100 --workload gpt --gpus 256"),
+  for (const std::string& arguments : {std::string("--platform dgx-a100 --workload gpt --gpus 256"),
                                       "--platform dgx-a100 --workload " + two_branch + " --strategy hybrid:2 --gpus 32"}) {
     const double steady = comm_s(arguments, "steady"), step = comm_s(arguments, "step");
     EXPECT_NEAR(steady, step, 0.05 * step) << arguments;
