@@ -10,6 +10,7 @@
 
 #include "sim/engine/replay_engine.h"
 #include "sim/platform/platform_yaml.h"
+#include "sim/workload/collective_workload.h"
 #include "tests/support/child_process.h"
 
 namespace scalecast {
@@ -20,23 +21,13 @@ struct Item {
   double bytes;
 };
 
-// One stream on every rank: the collectives run one after another on the world communicator.
+// One stream on every rank: the collectives run one after another on the world communicator
+// (a sweep's graph, each task given its own op).
 ExecutionGraph sequence_graph(const std::vector<Item>& items, int gpus) {
-  ExecutionGraph graph;
-  RankProgram program;
-  for (const Item& item : items) {
-    Task task;
-    task.kind = TaskKind::collective;
-    task.op = item.op;
-    task.bytes = item.bytes;
-    task.communicator = 0;
-    program.tasks.push_back(task);
-  }
-  graph.programs.push_back(program);
-  graph.program_of_rank.assign(gpus, 0);
-  std::vector<int> world(gpus);
-  for (int r = 0; r < gpus; ++r) world[r] = r;
-  graph.communicators.push_back({0, "world", {world}});
+  std::vector<double> sizes;
+  for (const Item& item : items) sizes.push_back(item.bytes);
+  ExecutionGraph graph = collective_sweep_graph(CollectiveOp::allreduce, gpus, sizes);
+  for (size_t i = 0; i < items.size(); ++i) graph.programs.front().tasks[i].op = items[i].op;
   return graph;
 }
 
