@@ -9,10 +9,11 @@
 //    (the PCIe path from a GPU to its NIC, a NIC shared by several GPUs).
 //  - the network is a hierarchy of star zones: a leaf star zone per leaf switch whose routes
 //    are each GPU's path to its NIC; its gateway goes up through the switch's aggregated
-//    uplink (capacity = up ports x link rate, so oversubscription is d/u); further levels
-//    nest the same way. Same-leaf traffic turns around at the leaf, as in a fat tree. As many
-//    levels as the NICs need (network_plan.h): more than the platform asks for when its levels
-//    cannot hold them, and network_plan() says what was built.
+//    uplink (capacity = up ports x link rate, so oversubscription is d/u) into a non-blocking
+//    top; further levels add their hops' latency to the uplink. Same-leaf traffic turns
+//    around at the leaf, as in a fat tree. As many levels as the NICs need (network_plan.h):
+//    more than the platform asks for when its levels cannot hold them, and network_plan()
+//    says what was built.
 //  - rail_optimized puts NIC k of every node under rail k's leaf switches; fat_tree puts
 //    whole nodes under a leaf switch.
 //  - SimGrid's links carry bandwidth only; their latency is 0 there and kept here
@@ -22,7 +23,6 @@
 //    allreduce: 2.5 s of CPU with latencies in SimGrid, 0.6 s without).
 #pragma once
 
-#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -79,8 +79,6 @@ class ClusterTopology {
   void create_node_links(simgrid::s4u::NetZone* root);
   void add_node_hosts();
   void build_network(simgrid::s4u::NetZone* root);
-  simgrid::s4u::NetZone* leaf_parent(simgrid::s4u::NetZone* network, int leaf, int leaves,
-                                     std::vector<std::map<long long, simgrid::s4u::NetZone*>>& groups);
   void add_nic_hosts(simgrid::s4u::NetZone* zone, int node, int nic);
   simgrid::s4u::SplitDuplexLink* make_link(simgrid::s4u::NetZone* zone, const std::string& name, const LinkSpec& spec,
                                            double multiplicity = 1);
