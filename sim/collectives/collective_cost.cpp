@@ -52,12 +52,14 @@ double ring_latency_s(CollectiveOp op, CollectiveProtocol protocol, const GroupS
                       double bytes) {
   const auto ring = CollectiveAlgorithm::ring;
   const int steps = ring_steps(op, shape.ranks);
-  const StepPath path = shape.nodes > 1 ? StepPath::network : shape.graph.intra_path;
   double latency = base_s(ring, protocol, spec);
   if (op == CollectiveOp::broadcast || op == CollectiveOp::reduce) {
-    // A pipelined chain: its first chunk crosses every hop (Simple priced as a tree step).
+    // A pipelined chain: its first chunk crosses every hop, each at its own path's step latency
+    // (N - 1 of them across the network), Simple priced as a tree step as NCCL prices it.
     const auto priced = protocol == CollectiveProtocol::simple ? CollectiveAlgorithm::tree : ring;
-    return latency + steps * step_s(path, priced, protocol, shape, spec);
+    const int network_hops = std::max(0, shape.nodes - 1);
+    return latency + (steps - network_hops) * step_s(shape.graph.intra_path, priced, protocol, shape, spec) +
+           network_hops * step_s(StepPath::network, priced, protocol, shape, spec);
   }
   const int inter_steps = ring_inter_steps(op, shape.nodes);
   double intra = step_s(shape.graph.intra_path, ring, protocol, shape, spec);

@@ -42,6 +42,13 @@ TEST(NcclModel, RingAndTreeLatenciesAcrossNodesAsNcclDerivesThem) {
   }
 }
 
+TEST(NcclModel, ChainLatencyPaysEachHopAtItsOwnPath) {
+  // Broadcast over 1,024 H100s (128 nodes): n = 1,024 steps, 127 of them across the network:
+  // 6.6 + 897 x 0.6 + 127 x 2.7 = 887.8 us (not 1,024 network steps, 2.8 ms).
+  EXPECT_NEAR(latency_us("dgx-h100", 1024, CollectiveAlgorithm::ring, CollectiveProtocol::ll, CollectiveOp::broadcast),
+              6.6 + 897 * 0.6 + 127 * 2.7, 1e-9);
+}
+
 TEST(NcclModel, SingleNodeRingLatencyPaysEachStepOnce) {
   // 8 GPUs, ring LL: 6.6 + 14 x 0.6 = 15.0 us, the links' own latency not added on top.
   EXPECT_NEAR(latency_us("dgx-h100", 8, CollectiveAlgorithm::ring, CollectiveProtocol::ll), 15.0, 1e-9);
