@@ -154,10 +154,14 @@ Placement place(const SearchInput& in, double speed) {
     return p;
   }
   int channels = static_cast<int>(std::floor(in.gpu_GBps / speed + 1e-9));
-  if (in.nodes > 1) {  // every channel enters and leaves a node through one NIC (crossNic 0)
+  if (in.nodes > 1) {  // every channel enters and leaves a node through one NIC of its GPUs (crossNic 0)
     const NodeSpec& node = in.spec->node;
     int through_nics = 0;
     for (const NicSpec& nic : node.nics) {
+      const bool serves_members = std::any_of(nic.gpus.begin(), nic.gpus.end(), [&](int g) {
+        return std::find(in.members.begin(), in.members.end(), g) != in.members.end();
+      });
+      if (!serves_members) continue;
       double GBps = nic.link.bandwidth_Bps / 1e9;
       if (node.pcie) GBps = std::min(GBps, node.pcie->gpu_link.achievable_Bps() / 1e9);
       through_nics += static_cast<int>(std::floor(GBps / speed + 1e-9));
