@@ -31,8 +31,7 @@ int ring_inter_steps(CollectiveOp op, int nodes) {
 
 // A step's latency over a path: NCCL's (which includes the hop's own latency), with the
 // platform's measured ring LL figures where it gives them.
-double step_s(StepPath path, CollectiveAlgorithm algorithm, CollectiveProtocol protocol, const GroupShape&,
-              const PlatformSpec& spec) {
+double step_s(StepPath path, CollectiveAlgorithm algorithm, CollectiveProtocol protocol, const PlatformSpec& spec) {
   double nccl_s = nccl::step_latency_s(path, algorithm, protocol);
   const CollectiveCalibration& measured = spec.collectives;
   if (algorithm == CollectiveAlgorithm::ring && protocol == CollectiveProtocol::ll) {
@@ -58,15 +57,15 @@ double ring_latency_s(CollectiveOp op, CollectiveProtocol protocol, const GroupS
     // (N - 1 of them across the network), Simple priced as a tree step as NCCL prices it.
     const auto priced = protocol == CollectiveProtocol::simple ? CollectiveAlgorithm::tree : ring;
     const int network_hops = std::max(0, shape.nodes - 1);
-    return latency + (steps - network_hops) * step_s(shape.graph.intra_path, priced, protocol, shape, spec) +
-           network_hops * step_s(StepPath::network, priced, protocol, shape, spec);
+    return latency + (steps - network_hops) * step_s(shape.graph.intra_path, priced, protocol, spec) +
+           network_hops * step_s(StepPath::network, priced, protocol, spec);
   }
   const int inter_steps = ring_inter_steps(op, shape.nodes);
-  double intra = step_s(shape.graph.intra_path, ring, protocol, shape, spec);
+  double intra = step_s(shape.graph.intra_path, ring, protocol, spec);
   if (shape.nodes > 1) intra = std::max(intra, nccl::net_overhead_s(spec.collectives.cpu_vendor, protocol));
   // One GPU per node: every step is fully exposed, priced as a tree's network step.
   const auto inter_kind = shape.per_node == 1 ? CollectiveAlgorithm::tree : ring;
-  latency += (steps - inter_steps) * intra + inter_steps * step_s(StepPath::network, inter_kind, protocol, shape, spec);
+  latency += (steps - inter_steps) * intra + inter_steps * step_s(StepPath::network, inter_kind, protocol, spec);
   // Multi-node Simple rings plateau: NCCL scales their latency up once chunks are not tiny.
   const int channels = std::max(1, shape.graph.channels);
   if (protocol == CollectiveProtocol::simple && shape.nodes > 1 && op == CollectiveOp::allreduce &&
@@ -77,8 +76,8 @@ double ring_latency_s(CollectiveOp op, CollectiveProtocol protocol, const GroupS
 
 double tree_latency_s(CollectiveProtocol protocol, const GroupShape& shape, const PlatformSpec& spec) {
   const auto tree = CollectiveAlgorithm::tree;
-  return base_s(tree, protocol, spec) + 2 * ((shape.per_node - 1) * step_s(shape.graph.intra_path, tree, protocol, shape, spec) +
-                                            log2_floor(shape.nodes) * step_s(StepPath::network, tree, protocol, shape, spec));
+  return base_s(tree, protocol, spec) + 2 * ((shape.per_node - 1) * step_s(shape.graph.intra_path, tree, protocol, spec) +
+                                            log2_floor(shape.nodes) * step_s(StepPath::network, tree, protocol, spec));
 }
 
 // NCCL's NVLS latency (25 us on NVLink), plus a Simple step for every loop of (channels x heads x
@@ -89,7 +88,7 @@ double nvls_latency_s(const GroupShape& shape, const PlatformSpec& spec, double 
   const double loop_bytes = concurrent * nccl::nvls_chunk_bytes(bytes, concurrent);
   const double loops = std::ceil(bytes / loop_bytes);
   return nccl::step_latency_s(StepPath::nvlink, CollectiveAlgorithm::nvls, CollectiveProtocol::simple) +
-         loops * step_s(StepPath::nvlink, CollectiveAlgorithm::ring, CollectiveProtocol::simple, shape, spec);
+         loops * step_s(StepPath::nvlink, CollectiveAlgorithm::ring, CollectiveProtocol::simple, spec);
 }
 
 // Scalecast's hierarchical allreduce: a ring reduce-scatter and allgather inside the node and a
@@ -110,7 +109,7 @@ double hierarchical_latency_s(const GroupShape& shape, const PlatformSpec& spec,
 double direct_latency_s(const GroupShape& shape, const PlatformSpec& spec) {
   const auto simple = CollectiveProtocol::simple;
   const StepPath path = shape.nodes > 1 ? StepPath::network : shape.graph.intra_path;
-  return base_s(CollectiveAlgorithm::ring, simple, spec) + step_s(path, CollectiveAlgorithm::ring, simple, shape, spec);
+  return base_s(CollectiveAlgorithm::ring, simple, spec) + step_s(path, CollectiveAlgorithm::ring, simple, spec);
 }
 
 bool nvls_available(const GroupShape& shape, const PlatformSpec& spec) {

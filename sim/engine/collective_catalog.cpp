@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "sim/collectives/ring_builder.h"
 #include "sim/engine/isolated_transfer.h"
 #include "sim/platform/cluster_topology.h"
 
@@ -20,11 +21,15 @@ CollectiveCatalog::CollectiveCatalog(const ClusterTopology& topology, const Clus
     : topology_(topology), layout_(layout), fixed_(fixed), fidelity_(fidelity), fold_nodes_(fold_nodes) {}
 
 void CollectiveCatalog::check(const Communicator& comm, CollectiveOp op) const {
+  // Groups alike (same GPUs of their nodes, as many nodes) fit alike: check one of each kind.
+  std::set<std::pair<std::vector<int>, int>> checked;
   for (const auto& group : comm.groups) {
     if (group.size() < 2) continue;
-    const GroupShape shape = group_shape({op, kReferenceBytes, group, 0}, layout_);
-    check_applicable(op, fixed_, shape, *layout_.spec);
-    return;  // a communicator's groups are alike; the first one tells
+    const auto nodes = members_by_node(group, layout_);
+    std::vector<int> local;
+    for (int rank : nodes.front()) local.push_back(layout_.local_index(rank));
+    if (!checked.emplace(local, static_cast<int>(nodes.size())).second) continue;
+    check_applicable(op, fixed_, group_shape({op, kReferenceBytes, group, 0}, layout_), *layout_.spec);
   }
 }
 
