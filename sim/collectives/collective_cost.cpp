@@ -80,14 +80,17 @@ double tree_latency_s(CollectiveProtocol protocol, const GroupShape& shape, cons
                                             log2_floor(shape.nodes) * step_s(StepPath::network, tree, protocol, spec));
 }
 
-// NCCL's NVLS latency (25 us on NVLink), plus a Simple step for every loop of (channels x heads x
-// chunk) bytes NVLS makes over the buffer (calcCollChunking): NCCL's model leaves these out,
-// which is why measured NVLS falls short of it below a few hundred MiB.
+// NVLS allreduce is two NVLS operations pipelined chunk by chunk: a reduce-scatter in the switch
+// (multimem.ld_reduce) and an all-gather from it (multimem.st). A chunk goes through both, so the
+// pipeline's latency is both stages' NCCL NVLS latency (25 us each on NVLink; NCCL's model
+// charges one). On top, a Simple step for every loop of (channels x heads x chunk) bytes NVLS
+// makes over the buffer (calcCollChunking: the chunk shrinks from 128 KiB to 16 KiB for smaller
+// buffers), which NCCL's model leaves out.
 double nvls_latency_s(const GroupShape& shape, const PlatformSpec& spec, double bytes) {
   const int concurrent = nccl::kNvlsChannels * shape.ranks;
   const double loop_bytes = concurrent * nccl::nvls_chunk_bytes(bytes, concurrent);
   const double loops = std::ceil(bytes / loop_bytes);
-  return nccl::step_latency_s(StepPath::nvlink, CollectiveAlgorithm::nvls, CollectiveProtocol::simple) +
+  return 2 * nccl::step_latency_s(StepPath::nvlink, CollectiveAlgorithm::nvls, CollectiveProtocol::simple) +
          loops * step_s(StepPath::nvlink, CollectiveAlgorithm::ring, CollectiveProtocol::simple, spec);
 }
 
