@@ -220,7 +220,7 @@ ChannelGraph search_channels(const PlatformSpec& spec, const std::vector<int>& l
   ChannelGraph graph;
   graph.intra_path = spec.node.nvswitch || !in.nvlink.empty() ? StepPath::nvlink : StepPath::pci;
   if (local_gpus.size() > 2 && in.nodes == 1 && !in.nvlink.empty()) {
-    in.mesh_cycles = !nvlink_cycles(in.nvlink, local_gpus, 1e-6).empty();
+    in.mesh_cycles = !CycleSearch(in.nvlink, local_gpus, 1e-6).find().empty();
     // Without an NVLink cycle through these GPUs the ring goes over PCIe (NCCL's PATH_PIX..SYS).
     if (!in.mesh_cycles && spec.node.pcie) {
       graph.intra_path = StepPath::pci;
