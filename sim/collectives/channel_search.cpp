@@ -47,17 +47,35 @@ PairCapacity nvlink_capacity(const PlatformSpec& spec, const std::set<int>& memb
 }
 
 // Finds a directed cycle through every member over pairs with at least `speed` left, preferring
-// the pairs with most left (so that later channels still fit); bounded effort.
+// the pairs with most left (so that later channels still fit); depth-first with an explicit stack
+// (it runs on SimGrid actors' small stacks, and a node may have a thousand GPUs), bounded effort.
 class CycleSearch {
  public:
   CycleSearch(const PairCapacity& left, const std::vector<int>& members, double speed)
       : left_(left), members_(members), speed_(speed) {}
 
   std::vector<int> find() {
-    path_ = {members_.front()};
-    used_ = {members_.front()};
-    budget_ = 20000;
-    return extend() ? path_ : std::vector<int>{};
+    std::vector<int> path = {members_.front()};
+    std::set<int> used = {members_.front()};
+    std::vector<std::vector<int>> options = {next_of(path.back(), used)};  // untried next GPUs, per depth
+    for (long budget = 20000; budget > 0 && !options.empty(); --budget) {
+      if (path.size() == members_.size()) {
+        if (usable(path.back(), path.front())) return path;
+      } else if (!options.back().empty()) {
+        const int g = options.back().back();
+        options.back().pop_back();
+        path.push_back(g);
+        used.insert(g);
+        options.push_back(next_of(g, used));
+        continue;
+      }
+      // Dead end: step back.
+      used.erase(path.back());
+      path.pop_back();
+      options.pop_back();
+      if (path.empty()) break;
+    }
+    return {};
   }
 
  private:
@@ -65,29 +83,20 @@ class CycleSearch {
     auto it = left_.find({from, to});
     return it != left_.end() && it->second >= speed_ - 1e-9;
   }
-  bool extend() {
-    if (path_.size() == members_.size()) return usable(path_.back(), path_.front());
-    if (--budget_ < 0) return false;
+  // The GPUs reachable next from `at`, the best (most capacity left, then lowest index) last.
+  std::vector<int> next_of(int at, const std::set<int>& used) const {
     std::vector<std::pair<double, int>> next;
     for (int g : members_)
-      if (!used_.count(g) && usable(path_.back(), g)) next.emplace_back(-left_.at({path_.back(), g}), g);
-    std::sort(next.begin(), next.end());
-    for (auto [unused, g] : next) {
-      path_.push_back(g);
-      used_.insert(g);
-      if (extend()) return true;
-      used_.erase(g);
-      path_.pop_back();
-    }
-    return false;
+      if (!used.count(g) && usable(at, g)) next.emplace_back(-left_.at({at, g}), g);
+    std::sort(next.rbegin(), next.rend());
+    std::vector<int> order;
+    for (auto [unused, g] : next) order.push_back(g);
+    return order;
   }
 
   const PairCapacity& left_;
   const std::vector<int>& members_;
   double speed_;
-  std::vector<int> path_;
-  std::set<int> used_;
-  long budget_ = 0;
 };
 
 // As many NVLink cycles at `speed` as the links hold: each found cycle, then its reverse

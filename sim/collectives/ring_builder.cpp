@@ -34,7 +34,8 @@ std::map<std::pair<int, int>, int> nvlink_links(const NodeSpec& node) {
 // Depth-first search for a path through every local index of `members`, from `entry`, whose
 // last vertex satisfies `good_end`, using only NVLink edges. Prefers edges used least by
 // earlier channels (load / bonded links), so channels spread over the mesh. Gives up after a
-// bounded number of expansions (large or sparse meshes) and returns an empty path.
+// bounded number of expansions (large or sparse meshes) and returns an empty path. An explicit
+// stack, not recursion: it runs on SimGrid actors' small stacks.
 class NvlinkPathSearch {
  public:
   NvlinkPathSearch(const std::map<std::pair<int, int>, int>& links, std::map<std::pair<int, int>, int>& load)
@@ -42,44 +43,51 @@ class NvlinkPathSearch {
 
   template <typename GoodEnd>
   std::vector<int> find(int entry, const std::vector<int>& members, GoodEnd good_end) {
-    path_ = {entry};
-    remaining_ = std::set<int>(members.begin(), members.end());
-    remaining_.erase(entry);
-    budget_ = 200000;
-    if (!extend(good_end)) return {};
-    for (size_t i = 0; i + 1 < path_.size(); ++i) ++load_[{path_[i], path_[i + 1]}];
-    return path_;
+    std::vector<int> path = {entry};
+    std::set<int> remaining(members.begin(), members.end());
+    remaining.erase(entry);
+    std::vector<std::vector<int>> options = {next_of(entry, remaining)};  // untried next GPUs, per depth
+    for (long budget = 200000; budget > 0 && !options.empty(); --budget) {
+      if (remaining.empty()) {
+        if (good_end(path.back())) {
+          for (size_t i = 0; i + 1 < path.size(); ++i) ++load_[{path[i], path[i + 1]}];
+          return path;
+        }
+      } else if (!options.back().empty()) {
+        const int next = options.back().back();
+        options.back().pop_back();
+        path.push_back(next);
+        remaining.erase(next);
+        options.push_back(next_of(next, remaining));
+        continue;
+      }
+      // Dead end: step back.
+      if (path.size() == 1) break;
+      remaining.insert(path.back());
+      path.pop_back();
+      options.pop_back();
+    }
+    return {};
   }
 
  private:
-  template <typename GoodEnd>
-  bool extend(GoodEnd& good_end) {
-    if (remaining_.empty()) return good_end(path_.back());
-    if (--budget_ < 0) return false;
-    int at = path_.back();
+  // The GPUs reachable next from `at` over NVLink, the cheapest (least loaded per link) last.
+  std::vector<int> next_of(int at, const std::set<int>& remaining) const {
     std::vector<std::pair<double, int>> candidates;
-    for (int next : remaining_) {
+    for (int next : remaining) {
       auto it = links_.find({at, next});
       if (it == links_.end()) continue;
-      double cost = (load_[{at, next}] + 1.0) / it->second;
-      candidates.emplace_back(cost, next);
+      auto load = load_.find({at, next});
+      candidates.emplace_back((load == load_.end() ? 1.0 : load->second + 1.0) / it->second, next);
     }
-    std::sort(candidates.begin(), candidates.end());
-    for (auto [cost, next] : candidates) {
-      path_.push_back(next);
-      remaining_.erase(next);
-      if (extend(good_end)) return true;
-      remaining_.insert(next);
-      path_.pop_back();
-    }
-    return false;
+    std::sort(candidates.rbegin(), candidates.rend());
+    std::vector<int> order;
+    for (auto [cost, next] : candidates) order.push_back(next);
+    return order;
   }
 
   const std::map<std::pair<int, int>, int>& links_;
   std::map<std::pair<int, int>, int>& load_;
-  std::vector<int> path_;
-  std::set<int> remaining_;
-  long budget_ = 0;
 };
 
 int first_member_of_nic(const NodeSpec& node, int nic, const std::set<int>& members, int avoid) {
