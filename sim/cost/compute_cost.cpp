@@ -7,12 +7,22 @@ namespace scalecast {
 KindEfficiency ComputeCostModel::for_kind(const std::string& op_kind) const {
   auto it = per_kind.find(op_kind);
   if (it != per_kind.end()) return it->second;
-  return {compute_efficiency, memory_efficiency, launch_overhead_s};
+  return {compute_efficiency, memory_efficiency, launch_overhead_s, copied_from};
+}
+
+const std::vector<std::string>& related_precisions(const std::string& precision) {
+  static const std::map<std::string, std::vector<std::string>> kRelated = {
+      {"bf16", {"fp16"}}, {"fp8", {"fp16"}}, {"fp16", {"bf16"}}, {"tf32", {"fp32"}}, {"fp64", {"fp32"}}};
+  static const std::vector<std::string> kNone;
+  auto it = kRelated.find(precision);
+  return it == kRelated.end() ? kNone : it->second;
 }
 
 double peak_flops_per_s(const GpuSpec& gpu, const std::string& precision) {
   auto it = gpu.peak_flops_per_s.find(precision);
   if (it != gpu.peak_flops_per_s.end()) return it->second;
+  for (const std::string& related : related_precisions(precision))
+    if (auto r = gpu.peak_flops_per_s.find(related); r != gpu.peak_flops_per_s.end()) return r->second;
   double fastest = 0;
   for (const auto& [name, flops] : gpu.peak_flops_per_s) fastest = std::max(fastest, flops);
   return fastest;
@@ -33,8 +43,7 @@ double operator_time_s(const std::string& op_kind, double flops, double memory_b
 }
 
 double compute_duration_s(const Task& task, const GpuSpec& gpu, const ComputeCostModel& model) {
-  // Host (CPU-thread) tasks of imported traces take as long on any GPU: only GPU work scales.
-  if (task.duration_s >= 0) return task.duration_s * (task.op_kind == "host" ? 1.0 : model.duration_scale);
+  if (task.duration_s >= 0) return task.duration_s;
   return operator_time_s(task.op_kind, task.flops, task.memory_bytes, gpu, model);
 }
 

@@ -1,9 +1,15 @@
 #include "sim/cost/cost_model_table.h"
 
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
 #include "sim/core/input_error.h"
+#include "sim/core/preset_paths.h"
 #include "sim/core/quantity_parse.h"
 #include "sim/core/yaml_input.h"
-#include "sim/core/preset_paths.h"
+#include "sim/cost/kernel_class.h"
+#include "sim/platform/platform_yaml.h"
 
 namespace scalecast {
 
@@ -11,7 +17,8 @@ namespace {
 
 using namespace yaml;
 
-const std::vector<std::string> kEfficiencyFields = {"compute_efficiency", "memory_efficiency", "launch_overhead"};
+const std::vector<std::string> kEfficiencyFields = {"compute_efficiency", "memory_efficiency", "launch_overhead",
+                                                    "copied_from"};
 
 double read_fraction(const Field& field) {
   const double value = read_number(field);
@@ -19,7 +26,7 @@ double read_fraction(const Field& field) {
   return value;
 }
 
-double read_overhead_s(const Field& field) {
+double read_time_s(const Field& field) {
   const std::string text = read_scalar(field);
   if (text == "0") return 0;
   auto value = parse_seconds(text);
@@ -32,7 +39,8 @@ KindEfficiency read_efficiency(const Field& field, KindEfficiency base) {
   MapReader map(field, kEfficiencyFields);
   if (auto f = map.optional("compute_efficiency")) base.compute_efficiency = read_fraction(*f);
   if (auto f = map.optional("memory_efficiency")) base.memory_efficiency = read_fraction(*f);
-  if (auto f = map.optional("launch_overhead")) base.launch_overhead_s = read_overhead_s(*f);
+  if (auto f = map.optional("launch_overhead")) base.launch_overhead_s = read_time_s(*f);
+  if (auto f = map.optional("copied_from")) base.copied_from = read_name(*f);
   return base;
 }
 
@@ -47,6 +55,7 @@ ComputeCostModel read_precision(const Field& field, const std::string& precision
   model.compute_efficiency = defaults.compute_efficiency;
   model.memory_efficiency = defaults.memory_efficiency;
   model.launch_overhead_s = defaults.launch_overhead_s;
+  model.copied_from = defaults.copied_from;
   if (auto kinds = map.optional("kinds")) {
     if (!kinds->node().IsMap()) kinds->fail("expected a mapping of operator kinds, got " + kinds->kind());
     for (const auto& pair : kinds->node()) {
@@ -57,70 +66,194 @@ ComputeCostModel read_precision(const Field& field, const std::string& precision
   return model;
 }
 
-CostModelTable read_table(const YAML::Node& root, const std::string& source) {
-  const Field document(root, source, "");
-  if (document.is_null()) document.fail("is empty; expected families: [...]");
-  MapReader top(document, {"families"});
-  CostModelTable table;
-  table.source = source;
-  for (const Field& item : top.required("families").items()) {
-    MapReader map(item, {"family", "match", "precisions"});
-    CostModelFamily family;
-    family.family = read_name(map.required("family"));
+// `with_match`: a family (which needs a name and match strings) rather than `uncalibrated`.
+CostModelFamily read_family(const Field& item, bool with_match) {
+  std::vector<std::string> fields = {"precisions"};
+  if (with_match) fields.insert(fields.end(), {"family", "match"});
+  MapReader map(item, fields);
+  CostModelFamily family;
+  family.source = item.source();
+  family.family = with_match ? read_name(map.required("family")) : "uncalibrated";
+  if (with_match) {
     for (const Field& m : map.required("match").items()) family.match.push_back(read_name(m));
     if (family.match.empty()) map.required("match").fail("must list at least one GPU model substring");
-    const Field precisions = map.required("precisions");
-    if (!precisions.node().IsMap()) precisions.fail("expected a mapping precision -> efficiencies, got " + precisions.kind());
-    for (const auto& pair : precisions.node()) {
-      const std::string precision = pair.first.Scalar();
-      family.by_precision[precision] =
-          read_precision(Field(pair.second, source, precisions.path() + "." + precision), precision);
-    }
-    if (family.by_precision.empty()) precisions.fail("must give at least one precision");
-    table.families.push_back(std::move(family));
   }
-  if (table.families.empty()) top.required("families").fail("must list at least one GPU family");
+  const Field precisions = map.required("precisions");
+  if (!precisions.node().IsMap()) precisions.fail("expected a mapping precision -> efficiencies, got " + precisions.kind());
+  for (const auto& pair : precisions.node()) {
+    const std::string precision = pair.first.Scalar();
+    family.by_precision[precision] = read_precision(Field(pair.second, item.source(), precisions.path() + "." + precision), precision);
+  }
+  if (family.by_precision.empty()) precisions.fail("must give at least one precision");
+  return family;
+}
+
+GpuReference read_gpu_reference(const Field& item) {
+  MapReader map(item, {"match", "gpu"});
+  GpuReference reference;
+  reference.source = item.source();
+  for (const Field& m : map.required("match").items()) reference.match.push_back(read_name(m));
+  if (reference.match.empty()) map.required("match").fail("must list at least one substring of a GPU's name");
+  reference.gpu = read_gpu_spec(map.required("gpu"));
+  return reference;
+}
+
+CostModelTable read_table(const YAML::Node& root, const std::string& source, bool complete) {
+  const Field document(root, source, "");
+  if (document.is_null()) document.fail("is empty; expected families: [...]");
+  MapReader top(document, {"families", "uncalibrated", "gpus", "launch_bound_below"});
+  CostModelTable table;
+  table.source = source;
+  std::optional<Field> families = complete ? top.required("families") : top.optional("families");
+  if (families) {
+    for (const Field& item : families->items()) table.families.push_back(read_family(item, true));
+    if (complete && table.families.empty()) families->fail("must list at least one GPU family");
+  }
+  if (auto uncalibrated = top.optional("uncalibrated")) table.uncalibrated = read_family(*uncalibrated, false);
+  if (auto gpus = top.optional("gpus"))
+    for (const Field& item : gpus->items()) table.gpus.push_back(read_gpu_reference(item));
+  if (auto limit = top.optional("launch_bound_below")) table.launch_bound_below_s = read_time_s(*limit);
   return table;
+}
+
+bool matches_any(const std::vector<std::string>& patterns, const std::string& name) {
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::string& p) { return name.find(p) != std::string::npos; });
 }
 
 }  // namespace
 
-CostModelTable parse_cost_model_yaml(const std::string& yaml_text, const std::string& source) {
+CostModelTable parse_cost_model_yaml(const std::string& yaml_text, const std::string& source, bool complete) {
   const YAML::Node root = load_yaml(yaml_text, source);
   try {
-    return read_table(root, source);
+    return read_table(root, source, complete);
   } catch (const YAML::Exception& error) {
     throw InputError(source, "", std::string("unreadable YAML structure: ") + error.what());
   }
 }
 
-CostModelTable load_cost_model_table(const std::string& path) {
-  const std::string file = path.empty() ? find_preset_file(PresetKind::workload, "cost-model")
-                                                   .value_or(source_tree_path("workloads/cost-model.yaml"))
-                                       : path;
-  return parse_cost_model_yaml(read_text_file(file, "a cost-model YAML file"), file);
+CostModelTable layer_cost_models(CostModelTable base, const CostModelTable& top) {
+  CostModelTable out;
+  out.source = top.source + " over " + base.source;
+  out.families = top.families;
+  for (CostModelFamily& family : base.families) {
+    auto same = [&](const CostModelFamily& f) { return f.family == family.family; };
+    if (std::none_of(top.families.begin(), top.families.end(), same)) out.families.push_back(std::move(family));
+  }
+  out.gpus = top.gpus;
+  for (GpuReference& reference : base.gpus) {
+    auto same = [&](const GpuReference& r) { return r.gpu.model == reference.gpu.model; };
+    if (std::none_of(top.gpus.begin(), top.gpus.end(), same)) out.gpus.push_back(std::move(reference));
+  }
+  out.uncalibrated = top.uncalibrated ? top.uncalibrated : base.uncalibrated;
+  out.launch_bound_below_s = top.launch_bound_below_s ? top.launch_bound_below_s : base.launch_bound_below_s;
+  return out;
+}
+
+CostModelTable load_cost_model_table(const std::string& user_path) {
+  const std::string shipped = source_tree_path("workloads/cost-model.yaml");
+  CostModelTable table = parse_cost_model_yaml(read_text_file(shipped, "the shipped cost-model YAML file"), shipped);
+  // A cost-model.yaml in the user's workloads folder adds to the shipped one, as its presets do.
+  const std::vector<std::string> folders = preset_folders(PresetKind::workload);
+  for (size_t f = folders.size() - 1; f-- > 0;) {  // every folder before the shipped one, lowest priority first
+    const std::string path = folders[f] + "/cost-model.yaml";
+    if (std::filesystem::is_regular_file(path))
+      table = layer_cost_models(std::move(table), parse_cost_model_yaml(read_text_file(path, "a cost-model YAML file"), path, false));
+  }
+  if (!user_path.empty())
+    table = layer_cost_models(std::move(table),
+                              parse_cost_model_yaml(read_text_file(user_path, "a cost-model YAML file"), user_path, false));
+  return table;
+}
+
+namespace {
+
+// "A100 fp32 efficiencies (lstm, matmul) ... copied from V100 ..." for the efficiencies of
+// `model` that were not measured on this family and that the caller uses (`kinds_used` empty:
+// all of them; a kind without an entry of its own uses "default").
+void note_copies(const std::string& family, const std::string& precision, const ComputeCostModel& model,
+                 const std::set<std::string>& kinds_used, std::vector<std::string>& notes) {
+  auto used = [&](const std::string& kind) { return kinds_used.empty() || kinds_used.count(kind) > 0; };
+  bool default_used = kinds_used.empty();
+  for (const std::string& kind : kinds_used) default_used = default_used || !model.per_kind.count(kind);
+  std::map<std::string, std::vector<std::string>> kinds_by_origin;
+  if (!model.copied_from.empty() && default_used) kinds_by_origin[model.copied_from].push_back("default");
+  for (const auto& [kind, efficiency] : model.per_kind)
+    if (!efficiency.copied_from.empty() && used(kind)) kinds_by_origin[efficiency.copied_from].push_back(kind);
+  for (const auto& [origin, kinds] : kinds_by_origin) {
+    const bool all = origin == model.copied_from && kinds.size() == model.per_kind.size() + 1;
+    notes.push_back(family + " " + precision + " efficiencies (" + (all ? "all kinds" : join_words(kinds)) +
+                    ") are not measured on this GPU: copied from " + origin);
+  }
+}
+
+// The family's model for `precision`, or a related precision's (noted).
+ComputeCostModel family_model(const CostModelFamily& family, const std::string& precision, const std::string& where,
+                              const std::set<std::string>& kinds_used, std::vector<std::string>& notes) {
+  if (auto it = family.by_precision.find(precision); it != family.by_precision.end()) {
+    note_copies(family.family, precision, it->second, kinds_used, notes);
+    return it->second;
+  }
+  for (const std::string& related : related_precisions(precision)) {
+    auto it = family.by_precision.find(related);
+    if (it == family.by_precision.end()) continue;
+    ComputeCostModel model = it->second;
+    // The related entry's efficiencies, against this precision's own peak (fp32's TF32 peak
+    // stays for tf32, which is what it already names).
+    if (precision != "tf32") model.precision = precision;
+    notes.push_back(family.family + " has no " + precision + " efficiencies: " + related + "'s are used");
+    note_copies(family.family, related, model, kinds_used, notes);
+    return model;
+  }
+  std::vector<std::string> have;
+  for (const auto& [name, model] : family.by_precision) have.push_back(name);
+  throw InputError(family.source, where,
+                   "no efficiencies for precision '" + precision + "' on " + family.family + "; calibrated: " + join_words(have));
+}
+
+}  // namespace
+
+std::string family_of(const CostModelTable& table, const GpuSpec& gpu) {
+  for (const CostModelFamily& family : table.families)
+    if (matches_any(family.match, gpu.model)) return family.family;
+  return "";
+}
+
+ResolvedCostModel resolve_cost_model(const CostModelTable& table, const GpuSpec& gpu, const std::string& precision,
+                                     const std::set<std::string>& kinds_used) {
+  ResolvedCostModel resolved;
+  for (const CostModelFamily& family : table.families) {
+    if (!matches_any(family.match, gpu.model)) continue;
+    resolved.family = family.family;
+    resolved.model = family_model(family, precision, "families (" + family.family + ").precisions", kinds_used,
+                                  resolved.notes);
+    break;
+  }
+  if (resolved.family.empty()) {
+    if (!table.uncalibrated)
+      throw InputError(table.source, "uncalibrated", "no family matches GPU model '" + gpu.model + "' and no default is given");
+    resolved.notes.push_back("GPU '" + gpu.model + "' is uncalibrated: no cost-model family matches it, so it runs " +
+                             "with the default efficiencies (cost-model.yaml `uncalibrated`) against its platform's peaks");
+    resolved.model = family_model(*table.uncalibrated, precision, "uncalibrated.precisions", kinds_used, resolved.notes);
+  }
+  if (!gpu.peak_flops_per_s.count(resolved.model.precision))
+    resolved.notes.push_back("the platform gives " + gpu.model + " no " + resolved.model.precision +
+                             " peak: a related precision's is used");
+  return resolved;
 }
 
 ComputeCostModel compute_cost_model_for(const CostModelTable& table, const GpuSpec& gpu, const std::string& precision) {
-  std::vector<std::string> known;
-  for (size_t f = 0; f < table.families.size(); ++f) {
-    const CostModelFamily& family = table.families[f];
-    known.push_back(family.family);
-    bool matches = false;
-    for (const std::string& m : family.match) matches = matches || gpu.model.find(m) != std::string::npos;
-    if (!matches) continue;
-    auto it = family.by_precision.find(precision);
-    if (it == family.by_precision.end()) {
-      std::vector<std::string> have;
-      for (const auto& [name, model] : family.by_precision) have.push_back(name);
-      throw InputError(table.source, "families[" + std::to_string(f) + "].precisions",
-                       "no efficiencies for precision '" + precision + "' on " + family.family +
-                           "; calibrated: " + join_words(have));
-    }
-    return it->second;
-  }
-  throw InputError(table.source, "families",
-                   "no family matches GPU model '" + gpu.model + "'; calibrated families: " + join_words(known));
+  return resolve_cost_model(table, gpu, precision).model;
+}
+
+const GpuReference* find_gpu_reference(const CostModelTable& table, const std::string& traced_gpu) {
+  for (const GpuReference& reference : table.gpus)
+    if (matches_any(reference.match, traced_gpu)) return &reference;
+  return nullptr;
+}
+
+double launch_bound_below_s(const CostModelTable& table) {
+  return table.launch_bound_below_s.value_or(kDefaultLaunchBoundBelow_s);
 }
 
 }  // namespace scalecast

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "sim/core/input_error.h"
+#include "sim/cost/kernel_class.h"
 #include "sim/import/gzip_input.h"
 #include "sim/import/kineto_trace.h"
 
@@ -29,10 +30,11 @@ struct RawEvent {
   Scalar ph, cat, name, ts, dur, tid;
   Scalar stream, device, correlation, external_id, bytes, alloc_bytes;
   Scalar collective, in_nelems, out_nelems, dtype, group_size, pg_ranks;
+  std::string input_dtype;  // first floating-point entry of args."Input type"
   void clear() { *this = RawEvent{}; }
 };
 
-enum class Role { root, events, event, event_args, dist_info, devices, device, other };
+enum class Role { root, events, event, event_args, input_types, dist_info, devices, device, other };
 
 class KinetoSax {
  public:
@@ -87,6 +89,8 @@ class KinetoSax {
         event_.clear();
       } else if (parent == Role::event && key_ == "args" && !array) {
         role = Role::event_args;
+      } else if (parent == Role::event_args && key_ == "Input type" && array) {
+        role = Role::input_types;
       } else if (parent == Role::devices && !array) {
         role = Role::device;
         device_id_ = Scalar{};
@@ -114,6 +118,10 @@ class KinetoSax {
     switch (stack_.back()) {
       case Role::event: event_field(std::move(value)); break;
       case Role::event_args: args_field(std::move(value)); break;
+      case Role::input_types:
+        if (event_.input_dtype.empty() && !value.is_number && !precision_from_dtype(value.text).empty())
+          event_.input_dtype = std::move(value.text);
+        break;
       case Role::dist_info:
         if (key_ == "rank") trace_.rank = whole_number(value, "distributedInfo.rank");
         else if (key_ == "world_size") trace_.world_size = whole_number(value, "distributedInfo.world_size");
@@ -257,6 +265,7 @@ class KinetoSax {
       op.tid = thread_id(e.tid, what);
       op.external_id = static_cast<int64_t>(optional_number(e.external_id, "args.External id", -1));
       op.name = intern(name);
+      if (!e.input_dtype.empty()) op.input_dtype = intern(e.input_dtype);
       trace_.cpu_ops.push_back(op);
     }
   }

@@ -1,8 +1,10 @@
 // Lowers Kineto traces (one per traced rank) into the execution graph the engine replays.
 //
 // Per rank and ProfilerStep#N window:
-//  - GPU work becomes compute tasks on its stream, with measured durations: the kernels one CPU
-//    operator launched back to back form one task (`per_kernel` keeps one task per kernel);
+//  - GPU work becomes compute tasks on its stream, with measured durations, each with its kernel
+//    class and precision (op_kind, precision; sim/cost/kernel_class.h): the kernels one CPU
+//    operator launched back to back form one task while their class and precision agree
+//    (`per_kernel` keeps one task per kernel);
 //  - NCCL kernels become collectives: op, dtype and size from their metadata when the trace has
 //    it, else op and dtype from the kernel name and the size from the device-to-device copy the
 //    launching thread made just before (PyTorch clones the tensor it reduces);
@@ -20,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cost/kernel_class.h"
 #include "sim/import/kineto_trace.h"
 #include "sim/trace/execution_graph.h"
 
@@ -27,6 +30,8 @@ namespace scalecast {
 
 struct KinetoImportOptions {
   bool per_kernel = false;  // one task per GPU kernel instead of one per CPU operator
+  // Kernels at most this long are classed launch-bound (the cost model's launch_bound_below).
+  double launch_bound_below_s = kDefaultLaunchBoundBelow_s;
 };
 
 struct KinetoImportStats {

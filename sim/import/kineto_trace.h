@@ -50,6 +50,9 @@ struct KinetoCpuOp {
   double dur_us = 0;
   int64_t external_id = -1;
   int name = 0;
+  // Its first floating-point "Input type" ("c10::Half"), interned; -1 when the profile did not
+  // record shapes. Says a kernel's precision where the kernel's name does not.
+  int input_dtype = -1;
 };
 
 // A device memory allocation the profiler recorded (profile_memory=True): "[memory]" events

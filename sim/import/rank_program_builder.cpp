@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "sim/core/input_error.h"
+#include "sim/import/gpu_op_class.h"
 #include "sim/import/nccl_kernel_names.h"
 
 namespace scalecast {
@@ -106,6 +107,7 @@ class ProgramBuilder {
   std::unordered_map<int64_t, double> last_alloc_bytes_;  // thread -> size of its last allocation
   std::vector<int> op_owner_;       // per GPU op: the innermost CPU operator around its launch, or -1
   std::vector<int> op_owner_name_;  // and that operator's interned name (cpu_ops are released early)
+  std::vector<int> op_owner_dtype_;  // and its interned input dtype, -1 when not recorded
 };
 
 void ProgramBuilder::make_windows() {
@@ -142,6 +144,7 @@ void ProgramBuilder::find_owners() {
   const auto& cpu = trace_.cpu_ops;
   op_owner_.assign(trace_.gpu_ops.size(), -1);
   op_owner_name_.assign(trace_.gpu_ops.size(), -1);
+  op_owner_dtype_.assign(trace_.gpu_ops.size(), -1);
   std::map<int64_t, std::vector<int>> ops_of_thread, launches_of_thread;  // cpu ops; GPU ops by launch
   for (size_t o = 0; o < cpu.size(); ++o) ops_of_thread[cpu[o].tid].push_back(static_cast<int>(o));
   for (size_t i = 0; i < trace_.gpu_ops.size(); ++i) {
@@ -161,7 +164,10 @@ void ProgramBuilder::find_owners() {
         open.push_back(ops[next]);
       }
       while (!open.empty() && cpu[open.back()].ts_us + cpu[open.back()].dur_us < t) open.pop_back();
-      if (!open.empty()) op_owner_[i] = open.back(), op_owner_name_[i] = cpu[open.back()].name;
+      if (!open.empty()) {
+        op_owner_[i] = open.back(), op_owner_name_[i] = cpu[open.back()].name;
+        op_owner_dtype_[i] = cpu[open.back()].input_dtype;
+      }
     }
   }
 }
@@ -188,13 +194,18 @@ void ProgramBuilder::make_gpu_tasks() {
     const bool nccl = op.kind == KinetoGpuOp::Kind::kernel && is_nccl_kernel(name_of(op));
     ++out_.stats.gpu_ops;
     if (op.kind == KinetoGpuOp::Kind::kernel) ++out_.stats.kernels;
-    // Join the previous task of the stream when the same CPU operator launched both.
+    const KernelClassification kernel_class =
+        classify_kineto_op(trace_, op, op_owner_dtype_[i], options_.launch_bound_below_s);
+    // Join the previous task of the stream when the same CPU operator launched both and they
+    // scale alike on another GPU (same class and precision).
     if (!options_.per_kernel && !nccl && k > 0 && op_owner_[i] >= 0) {
       const int p = kept[k - 1];
       const KinetoGpuOp& prev = ops[p];
       const int t = op_task_[p];
+      const Task& joined = tasks_[gpu_tasks_[t].draft];
       if (prev.stream == op.stream && op_owner_[p] == op_owner_[i] && op_window_[p] == op_window_[i] &&
-          tasks_[gpu_tasks_[t].draft].kind == TaskKind::compute) {
+          joined.kind == TaskKind::compute && joined.op_kind == kernel_class.op_kind &&
+          joined.precision == kernel_class.precision) {
         tasks_[gpu_tasks_[t].draft].duration_s += op.dur_us * kUs;
         gpu_tasks_[t].end_us = std::max(gpu_tasks_[t].end_us, op.ts_us + op.dur_us);
         op_task_[i] = t;
@@ -210,6 +221,8 @@ void ProgramBuilder::make_gpu_tasks() {
     task.stream = op.stream;
     task.step = windows_[op_window_[i]].number;
     task.duration_s = op.dur_us * kUs;
+    task.op_kind = kernel_class.op_kind;
+    task.precision = kernel_class.precision;
     const int draft = add(std::move(task), op.ts_us);
     gpu_tasks_.push_back({draft, op.ts_us, op.ts_us + op.dur_us, op.stream});
     op_task_[i] = static_cast<int>(gpu_tasks_.size()) - 1;
@@ -228,6 +241,8 @@ void ProgramBuilder::set_collective(Task& task, const KinetoGpuOp& op, int64_t t
   ++out_.stats.collectives;
   task.kind = TaskKind::collective;
   task.duration_s = 0;
+  task.op_kind.clear();  // a collective is simulated, not rescaled
+  task.precision.clear();
   std::vector<int> ranks;
   if (op.nccl >= 0) {
     const KinetoNcclArgs& args = trace_.nccl_args[op.nccl];

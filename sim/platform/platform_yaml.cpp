@@ -440,6 +440,8 @@ const char* to_string(GpuArchitecture architecture) {
   return "?";
 }
 
+GpuSpec read_gpu_spec(const Field& field) { return read_gpu(field); }
+
 std::optional<double> parse_flops_per_s(const std::string& raw) {
   const std::string text = trim(raw);
   double number = 0;

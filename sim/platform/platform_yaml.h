@@ -11,6 +11,10 @@
 
 namespace scalecast {
 
+namespace yaml {
+class Field;
+}
+
 // `path_or_preset` is a YAML file, or the name of a preset: the file <name>.yaml in the preset
 // folders (sim/core/preset_paths.h: $SCALECAST_PLATFORMS_DIR first when set, then platforms/ in
 // the source tree). A text with a '/' or ending in .yaml/.yml is always taken as a path.
@@ -21,6 +25,10 @@ PlatformSpec parse_platform_yaml(const std::string& yaml_text, const std::string
 
 // The preset names over all preset folders (sorted, without ".yaml").
 std::vector<std::string> platform_presets();
+
+// A `gpu` mapping (SCHEMA.md "node.gpu": model, peak_flops, memory_bandwidth, memory); the cost
+// model's reference GPUs are written the same way.
+GpuSpec read_gpu_spec(const yaml::Field& field);
 
 // "125TFLOPS", "15.7 TFLOP/s", "1.5e13": FLOP/s, or nullopt when the text is not a FLOP rate.
 // Prefixes G, T, P are powers of 1000.

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "sim/report/placement_report.h"
+#include "sim/report/scaling_report.h"
 
 namespace scalecast {
 
@@ -42,6 +43,8 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const PointResult& p
   }
   out["warnings"] = point.warnings;
   if (scenario.model) out["placement"] = placement_json(*scenario.model, scenario.plans.at(point.strategy));
+  out["cost_model"] = {{"family", scenario.cost_family}, {"notes", scenario.cost_notes}};
+  if (scenario.scaling) out["rescaled"] = scaling_json(*scenario.scaling);
   return out;
 }
 

@@ -17,9 +17,28 @@ const ModelGraph* Scenario::statistics() const {
 
 std::string Scenario::name() const { return model ? model->name : source; }
 
-Scenario workload_scenario(PlatformSpec platform, ModelGraph model, ReplayOptions replay, std::string source) {
+namespace {
+
+// The table a scenario uses: the caller's, or the shipped one loaded here.
+const CostModelTable& table_or_default(const CostModelTable* given, std::optional<CostModelTable>& loaded) {
+  if (given) return *given;
+  loaded = load_cost_model_table();
+  return *loaded;
+}
+
+}  // namespace
+
+Scenario workload_scenario(PlatformSpec platform, ModelGraph model, ReplayOptions replay, std::string source,
+                           const CostModelTable* cost_model) {
   Scenario scenario;
-  replay.compute = compute_cost_model_for(load_cost_model_table(), platform.node.gpu, model.precision);
+  std::optional<CostModelTable> loaded;
+  std::set<std::string> kinds;
+  for (const Operator& op : model.operators) kinds.insert(op.kind);
+  ResolvedCostModel resolved =
+      resolve_cost_model(table_or_default(cost_model, loaded), platform.node.gpu, model.precision, kinds);
+  replay.compute = std::move(resolved.model);
+  scenario.cost_notes = std::move(resolved.notes);
+  scenario.cost_family = std::move(resolved.family);
   scenario.platform = std::move(platform);
   scenario.replay = std::move(replay);
   scenario.model = std::move(model);
@@ -28,8 +47,13 @@ Scenario workload_scenario(PlatformSpec platform, ModelGraph model, ReplayOption
 }
 
 Scenario trace_scenario(PlatformSpec platform, ExecutionGraph trace, ReplayOptions replay, std::string source,
-                        std::optional<ModelGraph> statistics) {
+                        std::optional<ModelGraph> statistics, const CostModelTable* cost_model) {
   Scenario scenario;
+  std::optional<CostModelTable> loaded;
+  const CostModelTable& table = table_or_default(cost_model, loaded);
+  scenario.scaling = rescale_trace(trace, platform.node.gpu, table);
+  scenario.cost_notes = scenario.scaling->notes;
+  scenario.cost_family = family_of(table, platform.node.gpu);
   scenario.platform = std::move(platform);
   scenario.replay = std::move(replay);
   scenario.trace = std::move(trace);

@@ -14,7 +14,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "sim/cost/cost_model_table.h"
+#include "sim/cost/trace_scaling.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/platform/platform_spec.h"
 #include "sim/strategy/hybrid_parallel.h"
@@ -34,6 +37,11 @@ struct Scenario {
   std::optional<ModelGraph> trace_statistics;  // a trace's batch, dataset and epochs(B), when given
   std::map<StrategySpec, WorkerPlan> plans;    // workload only: each strategy's worker
   std::map<StrategySpec, HybridOptions> hybrid;
+  // What the user must be told about the compute model: an uncalibrated GPU, efficiencies
+  // copied from another family, a precision without its own figures.
+  std::vector<std::string> cost_notes;
+  std::string cost_family;                     // the cost-model family of the platform's GPU ("" uncalibrated)
+  std::optional<TraceScaling> scaling;         // a trace: what was rescaled to the platform's GPU, by class
 
   // The workload whose batch, dataset and epochs(B) give time to train; nullptr when unknown.
   const ModelGraph* statistics() const;
@@ -41,10 +49,14 @@ struct Scenario {
 };
 
 // A workload scenario: the compute cost model is the cost-model table's entry for the
-// platform's GPU at the workload's precision.
-Scenario workload_scenario(PlatformSpec platform, ModelGraph model, ReplayOptions replay, std::string source);
+// platform's GPU at the workload's precision. `cost_model` null: the shipped table (with the
+// user's workloads folder's, sim/cost/cost_model_table.h).
+Scenario workload_scenario(PlatformSpec platform, ModelGraph model, ReplayOptions replay, std::string source,
+                           const CostModelTable* cost_model = nullptr);
+// A trace scenario: a trace measured on another GPU than the platform's has its measured GPU
+// tasks rescaled by class (sim/cost/trace_scaling.h).
 Scenario trace_scenario(PlatformSpec platform, ExecutionGraph trace, ReplayOptions replay, std::string source,
-                        std::optional<ModelGraph> statistics = std::nullopt);
+                        std::optional<ModelGraph> statistics = std::nullopt, const CostModelTable* cost_model = nullptr);
 
 // Prices a strategy's worker and states its placement problem (workload), or checks that the
 // strategy applies (a trace has no operator graph to place: DP only; RequestError("strategy")).

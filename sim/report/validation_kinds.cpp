@@ -5,12 +5,16 @@
 
 #include "sim/core/input_error.h"
 #include "sim/core/preset_paths.h"
+#include "sim/cost/cost_model_table.h"
+#include "sim/cost/trace_scaling.h"
 #include "sim/import/kineto_to_graph.h"
 #include "sim/platform/platform_yaml.h"
 #include "sim/report/collective_sweep.h"
 #include "sim/report/scenario.h"
 #include "sim/report/validation.h"
 #include "sim/trace/trace_json.h"
+#include "sim/workload/model_graph.h"
+#include "sim/workload/step_estimate.h"
 
 namespace scalecast {
 
@@ -60,6 +64,46 @@ CollectiveRow simulate_collective_row(const ValidationCase& c) {
 double simulate_collective_busbw(const ValidationCase& c) { return simulate_collective_row(c).busbw_GBps; }
 double simulate_collective_time_us(const ValidationCase& c) { return simulate_collective_row(c).time_s * 1e6; }
 
+// ---- what-if hardware: one generation predicted from another (docs/what-if.md) -------------
+
+// A trace's measured GPU work per step, rescaled by class to a platform's GPU (sim/cost/
+// trace_scaling.h): the sum over a rank's GPU tasks, which is its GPU's busy time when one
+// stream runs them (kernels of a stream do not overlap).
+double rescaled_gpu_s_per_step(const ValidationCase& c, const std::string& platform_field) {
+  ExecutionGraph trace = case_trace(c);
+  const TraceScaling scaling =
+      rescale_trace(trace, load_platform(c.text(platform_field)).node.gpu, load_cost_model_table());
+  if (!scaling.rescaled)
+    throw InputError(c.file, c.field + ".trace", "was not rescaled: " + (scaling.notes.empty() ? "" : scaling.notes.front()));
+  return scaling.scaled_gpu_s / scaling.steps;
+}
+
+double simulate_trace_gpu_time(const ValidationCase& c) { return rescaled_gpu_s_per_step(c, "platform"); }
+
+// How much faster the trace's GPU work runs on `platform` than on `base_platform`.
+double simulate_trace_speedup(const ValidationCase& c) {
+  return rescaled_gpu_s_per_step(c, "base_platform") / rescaled_gpu_s_per_step(c, "platform");
+}
+
+// A workload preset name, or a path in the repository (workloads/calibration/...).
+std::string workload_in_tree(const std::string& text) {
+  return text.find('/') == std::string::npos ? text : source_tree_path(text);
+}
+
+// Single-GPU training throughput on `platform` over that on `base_platform` (single_gpu_step:
+// what the cost model is calibrated with), each at its own batch.
+double simulate_cross_generation(const ValidationCase& c) {
+  ModelGraph model = load_model_graph(workload_in_tree(c.text("workload")));
+  if (auto precision = c.optional_text("precision")) model = at_precision(std::move(model), *precision);
+  const CostModelTable table = load_cost_model_table();
+  auto samples_per_s = [&](const std::string& platform_field, const std::string& batch_field) {
+    const GpuSpec gpu = load_platform(c.text(platform_field)).node.gpu;
+    const int batch = c.optional_text(batch_field) ? c.integer(batch_field) : c.integer("batch");
+    return batch / single_gpu_step(model, batch, gpu, compute_cost_model_for(table, gpu, model.precision)).step_s();
+  };
+  return samples_per_s("platform", "batch") / samples_per_s("base_platform", "base_batch");
+}
+
 }  // namespace
 
 const std::vector<ValidationKind>& validation_kinds() {
@@ -70,6 +114,16 @@ const std::vector<ValidationKind>& validation_kinds() {
        {"platform", "gpus", "bytes"}, {"op", "algo", "proto"}, simulate_collective_busbw},
       {"collective_time", "us", "one collective of one size alone on the network: its time against nccl-tests'",
        {"platform", "gpus", "bytes"}, {"op", "algo", "proto"}, simulate_collective_time_us},
+      // what-if hardware (docs/what-if.md)
+      {"trace_gpu_time", "s",
+       "a trace's GPU work per step rescaled to another GPU, against that GPU's measured busy time for the same job",
+       {"trace", "platform"}, {}, simulate_trace_gpu_time},
+      {"trace_speedup", "x",
+       "a trace's GPU work rescaled to two GPUs: how much faster the second runs it, against a published throughput ratio",
+       {"trace", "base_platform", "platform"}, {}, simulate_trace_speedup},
+      {"cross_generation", "x",
+       "a workload's single-GPU training throughput on one GPU over another's, against the published ratio",
+       {"workload", "base_platform", "platform", "batch"}, {"base_batch", "precision"}, simulate_cross_generation},
   };
   return kinds;
 }

@@ -38,7 +38,8 @@ struct Task {
   double duration_s = 0;
   double flops = 0;
   double memory_bytes = 0;
-  std::string op_kind;  // operator kind, for the cost model's per-kind efficiencies
+  std::string op_kind;  // operator kind or kernel class (sim/cost/kernel_class.h): per-kind efficiencies, rescaling
+  std::string precision;  // number format of a measured kernel (fp32, tf32, fp16, bf16, fp8, fp64); "" unknown
 
   // collective
   CollectiveOp op = CollectiveOp::allreduce;
@@ -73,7 +74,9 @@ struct Communicator {
 };
 
 struct ExecutionGraph {
-  static constexpr int kFormatVersion = 1;
+  // Version 2 added a compute task's `precision`; version 1 files are still read.
+  static constexpr int kFormatVersion = 2;
+  static constexpr int kOldestReadableVersion = 1;
 
   std::string origin;  // "capture", "import:kineto", "generated", "extrapolated:dp"
   std::string traced_gpu;  // GPU model the durations were measured on ("" when unknown)

@@ -53,10 +53,11 @@ void check_format(JsonFields& fields, const std::string& format_name) {
     throw InputError(fields.source(), "format", "is \"" + format + "\"; expected \"" + format_name + "\"");
   int version = 0;
   fields.read_required("version", version);
-  if (version != ExecutionGraph::kFormatVersion)
+  if (version < ExecutionGraph::kOldestReadableVersion || version > ExecutionGraph::kFormatVersion)
     throw InputError(fields.source(), "version",
-                     "is " + std::to_string(version) + ", but this scalecast reads version " +
-                         std::to_string(ExecutionGraph::kFormatVersion) + " only");
+                     "is " + std::to_string(version) + ", but this scalecast reads versions " +
+                         std::to_string(ExecutionGraph::kOldestReadableVersion) + " to " +
+                         std::to_string(ExecutionGraph::kFormatVersion));
 }
 
 TaskRef parse_dep(const json& value, const std::string& source, const std::string& path) {
@@ -84,6 +85,12 @@ void parse_compute_fields(JsonFields& fields, Task& task) {
   fields.read("flops", task.flops);
   fields.read("memory_bytes", task.memory_bytes);
   fields.read("op_kind", task.op_kind);
+  if (fields.read("precision", task.precision)) {
+    static const char* const kPrecisions[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"};
+    if (std::find(std::begin(kPrecisions), std::end(kPrecisions), task.precision) == std::end(kPrecisions))
+      throw InputError(fields.source(), fields.path("precision"),
+                       "is \"" + task.precision + "\"; expected fp64, fp32, tf32, fp16, bf16 or fp8");
+  }
 }
 
 void parse_collective_fields(JsonFields& fields, Task& task) {
@@ -354,6 +361,7 @@ Json task_json(const Task& task) {
       if (task.flops != 0) out["flops"] = number_json<Json>(task.flops);
       if (task.memory_bytes != 0) out["memory_bytes"] = number_json<Json>(task.memory_bytes);
       if (!task.op_kind.empty()) out["op_kind"] = task.op_kind;
+      if (!task.precision.empty()) out["precision"] = task.precision;
       break;
     case TaskKind::collective:
       out["op"] = to_string(task.op);

@@ -1,4 +1,4 @@
-// Trace files: the execution graph on disk, as JSON (format "scalecast-trace", version 1).
+// Trace files: the execution graph on disk, as JSON (format "scalecast-trace", version 2; version 1 is read too).
 // traces/FORMAT.md is the schema in prose; traces/trace.schema.json the single-file form as
 // JSON Schema.
 //

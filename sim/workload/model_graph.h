@@ -71,6 +71,18 @@ struct ModelGraph {
   StatisticalEfficiency statistical_efficiency;
 };
 
+// The training precisions a workload may name: fp32, tf32, fp16, bf16, fp8.
+const std::vector<std::string>& training_precisions();
+// Bytes of one activation value at a precision (fp8 1, fp16/bf16 2, fp32/tf32 4).
+double bytes_per_value(const std::string& precision);
+// The model trained at another precision: its compute runs at that precision's peak and
+// efficiencies, and its activations -- and so the activation gradients of the backward pass --
+// take that precision's value size. Weights and their gradients stay as the file gives them
+// (mixed-precision training as PyTorch AMP does it keeps fp32 parameters and gradients whatever
+// the compute precision; a file of bf16 weights says so in its parameter_bytes). Data-loader
+// input bytes stay too. RequestError("precision") for an unknown precision.
+ModelGraph at_precision(ModelGraph model, const std::string& precision);
+
 // Bytes per sample that input k of operator `op` carries (see input_edge_bytes_per_sample).
 double input_edge_bytes(const ModelGraph& model, int op, size_t k);
 // The weight bytes an operator reads and updates: its own, or its owner's when it shares them.

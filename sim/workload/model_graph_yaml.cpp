@@ -26,14 +26,6 @@ using namespace yaml;
 constexpr long long kMaxBatchPerGpu = 1 << 24;
 constexpr size_t kMaxOperators = 1000000;
 
-const std::vector<std::string> kPrecisions = {"fp32", "tf32", "fp16", "bf16", "fp8"};
-
-// Bytes of one activation value at a precision: sizes the generated loss operator's logits.
-double bytes_per_value(const std::string& precision) {
-  if (precision == "fp8") return 1;
-  if (precision == "fp16" || precision == "bf16") return 2;
-  return 4;  // fp32, and tf32 (stored as fp32)
-}
 
 // Softmax cross-entropy per logit: max, subtract, exp, sum, log and the label pick: about 5
 // FLOPs and the logits read once (a memory-bound kernel; the exact count hardly matters).
@@ -272,8 +264,9 @@ ModelGraph read_model_graph(const YAML::Node& root, const std::string& source) {
   if (auto description = top.optional("description")) read_name(*description);
   if (auto precision = top.optional("precision")) {
     model.precision = read_name(*precision);
-    if (std::find(kPrecisions.begin(), kPrecisions.end(), model.precision) == kPrecisions.end())
-      precision->fail("unknown precision '" + model.precision + "'; expected one of: " + join_words(kPrecisions));
+    const auto& known = training_precisions();
+    if (std::find(known.begin(), known.end(), model.precision) == known.end())
+      precision->fail("unknown precision '" + model.precision + "'; expected one of: " + join_words(known));
   }
   model.batch_per_gpu = static_cast<int>(read_integer(top.required("batch_per_gpu"), 1, kMaxBatchPerGpu));
   if (auto state = top.optional("state_bytes_per_parameter_byte"))

@@ -54,8 +54,12 @@ TEST_P(AutoChoice, SimulatesNoSlowerThanAnyApplicablePair) {
 
 std::vector<std::tuple<std::string, int>> configurations() {
   std::vector<std::tuple<std::string, int>> out;
-  for (const std::string& preset : platform_presets())
-    for (int gpus : {8, 16, 64}) out.emplace_back(preset, gpus);
+  // One node, two, and eight (or the one box a single-node preset is).
+  for (const std::string& preset : platform_presets()) {
+    const PlatformSpec spec = load_platform(preset);
+    for (int nodes : {1, 2, 8})
+      if (spec.nodes == 0 || nodes <= spec.nodes) out.emplace_back(preset, nodes * spec.node.gpus);
+  }
   return out;
 }
 

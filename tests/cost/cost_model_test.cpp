@@ -6,6 +6,7 @@
 #include "sim/cost/compute_cost.h"
 #include "sim/cost/cost_model_fit.h"
 #include "sim/cost/cost_model_table.h"
+#include "sim/cost/kernel_class.h"
 
 namespace scalecast {
 namespace {
@@ -49,16 +50,85 @@ TEST(CostModel, RooflineWithPerKindEfficiencies) {
   EXPECT_EQ(compute_duration_s(task, test_gpu(), model), 0.003);
 }
 
-TEST(CostModel, UncalibratedGpuOrPrecisionIsAnInputError) {
-  const CostModelTable table = parse_cost_model_yaml(kTable, "cm.yaml");
+TEST(CostModel, GpuWithoutFamilyRunsUncalibratedOrIsAnInputError) {
+  // A table without `uncalibrated` cannot price a GPU no family matches: an input error naming
+  // the table and the GPU.
+  const CostModelTable bare = parse_cost_model_yaml(kTable, "cm.yaml");
   try {
-    compute_cost_model_for(table, test_gpu("OtherGPU"), "fp32");
+    compute_cost_model_for(bare, test_gpu("OtherGPU"), "fp32");
     FAIL();
   } catch (const InputError& error) {
     EXPECT_EQ(error.source(), "cm.yaml");
     EXPECT_NE(std::string(error.what()).find("OtherGPU"), std::string::npos);
   }
+  // With defaults, it runs and the notes say "uncalibrated" and where the values come from.
+  const CostModelTable table = parse_cost_model_yaml(kTable + R"(uncalibrated:
+  precisions:
+    fp32:
+      default: {compute_efficiency: 0.4, memory_efficiency: 0.6, launch_overhead: 5us, copied_from: X100}
+)", "cm.yaml");
+  const ResolvedCostModel resolved = resolve_cost_model(table, test_gpu("OtherGPU"), "fp32");
+  EXPECT_EQ(resolved.family, "");
+  EXPECT_EQ(resolved.model.compute_efficiency, 0.4);
+  ASSERT_EQ(resolved.notes.size(), 2u);
+  EXPECT_NE(resolved.notes[0].find("uncalibrated"), std::string::npos);
+  EXPECT_NE(resolved.notes[1].find("copied from X100"), std::string::npos);
+  // bf16 takes fp16's efficiencies, fp16 takes bf16's: here neither exists.
   EXPECT_THROW(compute_cost_model_for(table, test_gpu(), "fp16"), InputError);
+}
+
+TEST(CostModel, RelatedPrecisionsStandInAndAreNoted) {
+  const CostModelTable table = parse_cost_model_yaml(R"(families:
+  - family: X100
+    match: [X100]
+    precisions:
+      fp32: {peak: tf32, default: {compute_efficiency: 0.5, memory_efficiency: 0.8, launch_overhead: 5us}}
+      fp16:
+        default: {compute_efficiency: 0.3, memory_efficiency: 0.8, launch_overhead: 5us}
+        kinds: {conv: {compute_efficiency: 0.2, copied_from: "Y100"}}
+)", "cm.yaml");
+  const ResolvedCostModel bf16 = resolve_cost_model(table, test_gpu(), "bf16");
+  EXPECT_EQ(bf16.model.precision, "bf16");  // fp16's efficiencies against the bf16 peak
+  EXPECT_EQ(bf16.model.for_kind("conv").compute_efficiency, 0.2);
+  ASSERT_EQ(bf16.notes.size(), 3u);
+  EXPECT_NE(bf16.notes[0].find("no bf16 efficiencies: fp16's are used"), std::string::npos);
+  EXPECT_NE(bf16.notes[1].find("(conv)"), std::string::npos);
+  EXPECT_NE(bf16.notes[1].find("copied from Y100"), std::string::npos);
+  EXPECT_NE(bf16.notes[2].find("no bf16 peak"), std::string::npos);  // test_gpu lists fp16 only
+  // The GPU's peak stands in the same way: bf16 -> fp16.
+  EXPECT_EQ(peak_flops_per_s(test_gpu(), "bf16"), 100e12);
+  EXPECT_EQ(resolve_cost_model(table, test_gpu(), "tf32").model.precision, "tf32");  // fp32's entry names tf32
+  EXPECT_EQ(resolve_cost_model(table, test_gpu(), "fp64").model.precision, "fp64");
+  EXPECT_TRUE(resolve_cost_model(table, test_gpu(), "fp32").notes.empty());
+}
+
+TEST(CostModel, UserTablesLayerOverTheShippedOne) {
+  const CostModelTable base = parse_cost_model_yaml(kTable, "base.yaml");
+  const CostModelTable top = parse_cost_model_yaml(R"(families:
+  - family: X100
+    match: [X100]
+    precisions:
+      fp32: {default: {compute_efficiency: 0.9, memory_efficiency: 0.9, launch_overhead: 1us}}
+  - family: Z9
+    match: [Z9]
+    precisions:
+      fp16: {default: {compute_efficiency: 0.1, memory_efficiency: 0.1, launch_overhead: 1us}}
+gpus:
+  - {match: [Z9], gpu: {model: Z9, peak_flops: {fp16: 10TFLOPS}, memory_bandwidth: 100GB/s}}
+launch_bound_below: 7us
+)", "mine.yaml", false);
+  const CostModelTable table = layer_cost_models(base, top);
+  ASSERT_EQ(table.families.size(), 2u);  // X100 replaced, Z9 added
+  EXPECT_EQ(compute_cost_model_for(table, test_gpu(), "fp32").compute_efficiency, 0.9);
+  EXPECT_EQ(family_of(table, test_gpu("Z9-SXM")), "Z9");
+  ASSERT_NE(find_gpu_reference(table, "NVIDIA Z9"), nullptr);
+  EXPECT_EQ(find_gpu_reference(table, "NVIDIA Z9")->gpu.memory_bandwidth_Bps, 100e9);
+  EXPECT_EQ(find_gpu_reference(table, "W1"), nullptr);
+  EXPECT_EQ(launch_bound_below_s(table), 7e-6);
+  EXPECT_EQ(launch_bound_below_s(base), kDefaultLaunchBoundBelow_s);
+  // A user's file need not list families; a table of its own must.
+  EXPECT_THROW(parse_cost_model_yaml("launch_bound_below: 2us\n", "mine.yaml"), InputError);
+  EXPECT_NO_THROW(parse_cost_model_yaml("launch_bound_below: 2us\n", "mine.yaml", false));
 }
 
 TEST(CostModel, TableIsReadStrictly) {
@@ -82,7 +152,7 @@ TEST(CostModel, TableIsReadStrictly) {
 
 TEST(CostModel, ShippedTableCoversThePlatformGpus) {
   const CostModelTable table = load_cost_model_table();
-  for (const std::string model : {"V100-SXM2-32GB", "A100-SXM4-40GB", "A100-PCIe-40GB", "H100-SXM5-80GB"})
+  for (const std::string model : {"V100-SXM2-32GB", "A100-SXM4-40GB", "A100-PCIe-40GB", "H100-SXM5-80GB", "H200-SXM-141GB"})
     for (const std::string precision : {"fp32", "fp16"}) {
       const ComputeCostModel m = compute_cost_model_for(table, test_gpu(model), precision);
       EXPECT_GT(m.compute_efficiency, 0) << model << " " << precision;

@@ -74,7 +74,7 @@ TEST_F(KinetoSemantics, KernelsWaitForTheirLaunchAndSyncWaitsForTheGpu) {
   EXPECT_NEAR(p.tasks[second_launch].duration_s, 20e-6, 1e-12);  // host time between the launches
   EXPECT_NEAR(p.tasks[sync].duration_s, 5e-6, 1e-12);            // what the sync took after relu ended
   EXPECT_EQ(p.tasks[sync].op_kind, "host");
-  EXPECT_EQ(p.tasks[gemm].op_kind, "");
+  EXPECT_EQ(p.tasks[gemm].op_kind, "matmul");  // its kernel class (sim/cost/kernel_class.h)
   EXPECT_EQ(p.tasks[gemm].step, 1);
   // The main thread runs to the step's end: 720 -> 1000.
   EXPECT_NEAR(p.tasks.back().duration_s, 280e-6, 1e-12);

@@ -127,23 +127,32 @@ int links_between(const NvlinkFabric& fabric, int a, int b) {
 
 // ---- presets --------------------------------------------------------------------------------
 
-TEST(PlatformPresets, AllFiveAreListed) {
+TEST(PlatformPresets, AllAreListed) {
   EXPECT_EQ(platform_presets(),
-            (std::vector<std::string>{"dgx-a100", "dgx-a100-oversubscribed", "dgx-h100", "dgx1-v100", "pcie-8gpu"}));
+            (std::vector<std::string>{"dgx-a100", "dgx-a100-80gb", "dgx-a100-oversubscribed", "dgx-h100", "dgx1-v100",
+                                      "hgx-b200", "hgx-h200", "l40s-pcie", "pcie-8gpu", "rtx4090-pcie"}));
 }
 
+// Cluster presets scale to any node count; the RTX 4090 workstation is one box of four GPUs.
 TEST(PlatformPresets, EveryPresetLoadsAndScalesToAnyNodeCount) {
   for (const std::string& name : platform_presets()) {
     SCOPED_TRACE(name);
     PlatformSpec spec = load_platform(name);
     EXPECT_EQ(spec.name, name);
+    EXPECT_TRUE(contains(spec.source, "platforms/" + name + ".yaml")) << spec.source;
+    // NCCL's tables, except where a preset cites its own measured ring LL latencies (the DGX-A100s).
+    EXPECT_FALSE(spec.collectives.inter_step_latency_s);
+    EXPECT_EQ(spec.collectives.base_latency_s.has_value(), name.rfind("dgx-a100", 0) == 0);
+    if (name == "rtx4090-pcie") {
+      EXPECT_EQ(spec.nodes, 1);
+      EXPECT_EQ(spec.node.gpus, 4);
+      EXPECT_EQ(spec.network.topology, NetworkSpec::Topology::none);
+      continue;
+    }
     EXPECT_EQ(spec.nodes, 0);
     EXPECT_EQ(spec.node.gpus, 8);
     EXPECT_EQ(spec.network.topology, NetworkSpec::Topology::fat_tree);
     EXPECT_FALSE(spec.node.nics.empty());
-    EXPECT_TRUE(contains(spec.source, "platforms/" + name + ".yaml")) << spec.source;
-    // NCCL's tables, except where a preset cites its own measured ring LL latencies.
-    EXPECT_FALSE(spec.collectives.inter_step_latency_s);
   }
 }
 
@@ -273,7 +282,7 @@ TEST_F(PlatformFiles, UnknownPresetListsTheAvailableOnes) {
   } catch (const InputError& error) {
     const std::string message = error.what();
     EXPECT_TRUE(contains(message, "dgx-z900")) << message;
-    EXPECT_TRUE(contains(message, "dgx-a100, dgx-a100-oversubscribed, dgx-h100, dgx1-v100, pcie-8gpu")) << message;
+    EXPECT_TRUE(contains(message, "dgx-a100, dgx-a100-80gb, dgx-a100-oversubscribed, dgx-h100, dgx1-v100, hgx-b200")) << message;
   }
 }
 

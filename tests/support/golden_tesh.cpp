@@ -15,21 +15,12 @@ namespace {
 
 const std::vector<std::string> kWallClockFields = {"sim_wall_s", "wall_s", "sweep_wall_s", "jobs"};
 
-double round_significant(double value) {
-  if (value == 0 || !std::isfinite(value)) return value;
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", value);
-  return std::strtod(text, nullptr);
-}
-
 void canonicalize(nlohmann::ordered_json& json, const std::string& source_dir) {
   if (json.is_object()) {
     for (const std::string& field : kWallClockFields) json.erase(field);
     for (auto& [key, value] : json.items()) canonicalize(value, source_dir);
   } else if (json.is_array()) {
     for (auto& value : json) canonicalize(value, source_dir);
-  } else if (json.is_number_float()) {
-    json = round_significant(json.get<double>());
   } else if (json.is_string()) {
     std::string text = json.get<std::string>();
     for (size_t at; (at = text.find(source_dir)) != std::string::npos;) text.replace(at, source_dir.size(), "${SOURCE}");
@@ -37,26 +28,37 @@ void canonicalize(nlohmann::ordered_json& json, const std::string& source_dir) {
   }
 }
 
-std::string canonical_text(const std::string& text, const std::string& source_dir) {
+// Numbers with a decimal point rounded to 4 significant digits, as printed text (a double
+// rounded and printed again can come back as 0.0031580000000000002). `keep_width` pads each
+// to its printed width, so that tables keep their columns.
+std::string round_numbers(const std::string& line, bool keep_width) {
   static const std::regex number(R"((\d+\.\d+(?:[eE][-+]?\d+)?))");
+  std::string rounded;
+  size_t last = 0;
+  for (auto it = std::sregex_iterator(line.begin(), line.end(), number); it != std::sregex_iterator(); ++it) {
+    rounded += line.substr(last, it->position() - last);
+    last = it->position() + it->length();
+    static const std::regex whole(R"(\d+\.0+)");
+    if (std::regex_match(it->str(), whole) && it->length() <= 17) {  // a whole number stays as printed
+      rounded += it->str();
+      continue;
+    }
+    char text_number[32];
+    std::snprintf(text_number, sizeof text_number, "%.4g", std::strtod(it->str().c_str(), nullptr));
+    const std::string value = text_number;
+    if (keep_width && static_cast<size_t>(it->length()) > value.size()) rounded += std::string(it->length() - value.size(), ' ');
+    rounded += value;
+  }
+  return rounded + line.substr(last);
+}
+
+std::string canonical_text(const std::string& text, const std::string& source_dir) {
   std::istringstream in(text);
   std::string line, out;
   while (std::getline(in, line)) {
     if (line.find(" wall") != std::string::npos) continue;
     for (size_t at; (at = line.find(source_dir)) != std::string::npos;) line.replace(at, source_dir.size(), "${SOURCE}");
-    std::string rounded;
-    auto begin = std::sregex_iterator(line.begin(), line.end(), number);
-    size_t last = 0;
-    for (auto it = begin; it != std::sregex_iterator(); ++it) {
-      rounded += line.substr(last, it->position() - last);
-      char text_number[32];
-      std::snprintf(text_number, sizeof text_number, "%.4g", std::strtod(it->str().c_str(), nullptr));
-      // Padded to the printed width, so that tables keep their columns.
-      const std::string value = text_number;
-      rounded += std::string(it->length() > value.size() ? it->length() - value.size() : 0, ' ') + value;
-      last = it->position() + it->length();
-    }
-    out += rounded + line.substr(last) + "\n";
+    out += round_numbers(line, true) + "\n";
   }
   return out;
 }
@@ -67,7 +69,10 @@ std::string canonical_output(const std::string& stdout_text, const std::string& 
   auto json = nlohmann::ordered_json::parse(stdout_text, nullptr, false);
   if (json.is_discarded() || !(json.is_object() || json.is_array())) return canonical_text(stdout_text, source_dir);
   canonicalize(json, source_dir);
-  return json.dump(2) + "\n";
+  std::istringstream lines(json.dump(2));
+  std::string line, out;
+  while (std::getline(lines, line)) out += round_numbers(line, false) + "\n";
+  return out;
 }
 
 TeshFile read_tesh(const std::string& path) {

@@ -167,7 +167,7 @@ TEST_F(TraceFiles, SingleFileRoundTripIsExactAndDeterministic) {
 TEST_F(TraceFiles, SingleFileHasOneTaskPerLineAndIntegralSizes) {
   write_trace(two_stage_graph(), path("a.json"));
   const std::string text = read_text(path("a.json"));
-  EXPECT_EQ(text.rfind("{\n  \"format\": \"scalecast-trace\",\n  \"version\": 1,\n", 0), 0u) << text;
+  EXPECT_EQ(text.rfind("{\n  \"format\": \"scalecast-trace\",\n  \"version\": 2,\n", 0), 0u) << text;
   EXPECT_NE(text.find("\n        {\"kind\":\"collective\",\"name\":\"allreduce\",\"stream\":1,\"op\":\"allreduce\","
                       "\"communicator\":1,\"bytes\":1048576,\"deps\":[1]},\n"),
             std::string::npos)
@@ -182,7 +182,7 @@ TEST(TraceJson, DefaultValuedFieldsAreOmitted) {
   graph.programs[0].tasks[0].step = -1;
   graph.program_of_rank = {0};
   const nlohmann::json document = to_json(graph);
-  EXPECT_EQ(document, nlohmann::json::parse(R"({"format":"scalecast-trace","version":1,
+  EXPECT_EQ(document, nlohmann::json::parse(R"({"format":"scalecast-trace","version":2,
       "programs":[{"tasks":[{"kind":"compute","duration_s":0}]}],"rank_programs":[0]})"));
   EXPECT_EQ(from_json(document, "memory"), graph);
 }
@@ -322,8 +322,8 @@ TEST_F(TraceFiles, WrongTypesAndMissingFields) {
 }
 
 TEST_F(TraceFiles, BadFormatAndVersion) {
-  std::string file = write_text("a.json", R"({"format":"scalecast-trace","version":2,"programs":[],"future":1})");
-  expect_input_error([&] { read_trace(file); }, file, "version", "is 2, but this scalecast reads version 1 only");
+  std::string file = write_text("a.json", R"({"format":"scalecast-trace","version":3,"programs":[],"future":1})");
+  expect_input_error([&] { read_trace(file); }, file, "version", "is 3, but this scalecast reads versions 1 to 2");
   file = write_text("b.json", R"({"traceEvents":[]})");
   expect_input_error([&] { read_trace(file); }, file, "format", "is missing");
   file = write_text("c.json", R"({"format":"chrome-trace","version":1})");

@@ -9,6 +9,10 @@
 #include <string>
 
 #include "sim/core/input_error.h"
+#include "sim/cost/cost_model_table.h"
+#include "sim/cost/trace_scaling.h"
+#include "sim/platform/platform_yaml.h"
+#include "sim/report/scaling_report.h"
 #include "sim/timeline/chrome_trace.h"
 #include "sim/timeline/timeline_json.h"
 #include "sim/timeline/timeline_summary.h"
@@ -420,6 +424,17 @@ TimelineSvgOptions svg_options(const std::string& file, const TimelineSummary& s
   return options;
 }
 
+// The trace's measured GPU work by kernel class: as measured, or rescaled to --platform's GPU.
+TraceScaling trace_classes(const ExecutionGraph& graph, const po::variables_map& values) {
+  if (!values.count("platform")) {
+    if (values.count("cost-model")) throw InputError("command line", "--cost-model", "needs --platform");
+    return describe_trace_classes(graph);
+  }
+  ExecutionGraph copy = graph;
+  const std::string cost_model = values.count("cost-model") ? values["cost-model"].as<std::string>() : "";
+  return rescale_trace(copy, load_platform(values["platform"].as<std::string>()).node.gpu, load_cost_model_table(cost_model));
+}
+
 }  // namespace
 
 int run_inspect(const std::vector<std::string>& args) {
@@ -434,6 +449,8 @@ int run_inspect(const std::vector<std::string>& args) {
                                                         "grouped, then buckets of ranks)")
       ("step", po::value<int>(), "step whose critical path is reported (default: the longest)")
       ("top", po::value<int>()->default_value(10), "operators to list")
+      ("platform", po::value<std::string>(), "trace: rescale its GPU work by kernel class to this platform's GPU and show how")
+      ("cost-model", po::value<std::string>(), "trace: cost-model YAML file layered on the shipped one (with --platform)")
       ("json", po::bool_switch(), "print one JSON object");
   po::positional_options_description positional;
   positional.add("file", 1);
@@ -459,11 +476,24 @@ int run_inspect(const std::vector<std::string>& args) {
         throw InputError("command line", std::string("--") + option,
                          path + " is a trace, and --" + option + " needs a simulated timeline; run `scalecast simulate --trace " +
                              path + " --timeline T.json` and inspect T.json");
-    const TraceSummary summary = summarize_trace(read_trace(path), static_cast<size_t>(top));
-    if (json) std::cout << trace_report(summary).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    else print_trace(path, summary);
+    ExecutionGraph graph = read_trace(path);
+    const TraceScaling classes = trace_classes(graph, values);
+    const TraceSummary summary = summarize_trace(std::move(graph), static_cast<size_t>(top));
+    for (const std::string& note : classes.notes) std::cerr << "scalecast: warning: " << note << "\n";
+    if (json) {
+      ordered_json report = trace_report(summary);
+      report["kernel_classes"] = scaling_json(classes);
+      std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    } else {
+      print_trace(path, summary);
+      std::printf("\n%s", scaling_text(classes).c_str());
+    }
     return 0;
   }
+  for (const char* option : {"platform", "cost-model"})
+    if (values.count(option))
+      throw InputError("command line", std::string("--") + option, path + " is a simulated timeline; --" + option +
+                                                                          " applies to traces");
 
   const Timeline timeline = fast_timeline ? std::move(*fast_timeline) : timeline_from_json(document, path);
   document = nullptr;  // the parsed text is no longer needed; a large one is worth freeing

@@ -10,6 +10,7 @@
 #include "sim/platform/platform_yaml.h"
 #include "sim/report/placement_report.h"
 #include "sim/report/point_report.h"
+#include "sim/report/scaling_report.h"
 #include "sim/report/scenario.h"
 #include "sim/timeline/timeline_json.h"
 #include "sim/trace/trace_json.h"
@@ -41,11 +42,14 @@ po::options_description simulate_options() {
 
 Scenario load_scenario(const po::variables_map& values, const ReplayOptions& replay_options) {
   PlatformSpec platform = load_platform(values["platform"].as<std::string>());
+  const CostModelTable table = cost_model_table(values);
   if (values.count("trace")) {
+    check_trace_options(values);
     const std::string source = values["trace"].as<std::string>();
-    return trace_scenario(std::move(platform), read_trace(source), replay_options, source);
+    return trace_scenario(std::move(platform), read_trace(source), replay_options, source, std::nullopt, &table);
   }
-  return workload_scenario(std::move(platform), load_workload(values), replay_options, values["workload"].as<std::string>());
+  return workload_scenario(std::move(platform), load_workload(values), replay_options, values["workload"].as<std::string>(),
+                           &table);
 }
 
 void print_point(const Scenario& scenario, const PointResult& point, const nlohmann::ordered_json& out) {
@@ -105,10 +109,13 @@ int run_simulate(const std::vector<std::string>& args) {
   if (timeline_path) write_timeline(point.replay.timeline, *timeline_path);
   nlohmann::ordered_json out = point_json(scenario, point);
   out["sim_wall_s"] = wall_s;
-  if (values["json"].as<bool>())
+  for (const std::string& note : scenario.cost_notes) std::cerr << "scalecast: warning: " << note << "\n";
+  if (values["json"].as<bool>()) {
     std::cout << out.dump(2) << "\n";
-  else
+  } else {
     print_point(scenario, point, out);
+    if (scenario.scaling) std::cout << scaling_text(*scenario.scaling);
+  }
   return 0;
 }
 

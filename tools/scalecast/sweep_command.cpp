@@ -15,6 +15,7 @@
 #include "sim/platform/platform_yaml.h"
 #include "sim/report/point_report.h"
 #include "sim/report/process_pool.h"
+#include "sim/report/scaling_report.h"
 #include "sim/report/sweep_runner.h"
 #include "sim/trace/trace_json.h"
 #include "tools/scalecast/mpi_spread.h"
@@ -71,13 +72,16 @@ std::optional<std::filesystem::path> out_folder_option(const po::variables_map& 
 Scenario sweep_scenario(const po::variables_map& values) {
   PlatformSpec platform = load_platform(values["platform"].as<std::string>());
   const ReplayOptions replay = collective_options(values);
+  const CostModelTable table = cost_model_table(values);
   if (values.count("trace")) {
+    check_trace_options(values);
     const std::string source = values["trace"].as<std::string>();
     std::optional<ModelGraph> statistics;
     if (values.count("stats-from")) statistics = load_model_graph(values["stats-from"].as<std::string>());
-    return trace_scenario(std::move(platform), read_trace(source), replay, source, std::move(statistics));
+    return trace_scenario(std::move(platform), read_trace(source), replay, source, std::move(statistics), &table);
   }
-  return workload_scenario(std::move(platform), load_workload(values), replay, values["workload"].as<std::string>());
+  return workload_scenario(std::move(platform), load_workload(values), replay, values["workload"].as<std::string>(),
+                           &table);
 }
 
 // Runs this rank's points, `jobs` at a time, largest scales first: the few long points start
@@ -215,6 +219,7 @@ int run_sweep(const std::vector<std::string>& args) {
   const std::optional<std::filesystem::path> out_folder = out_folder_option(values);
 
   Scenario scenario = sweep_scenario(values);
+  for (const std::string& note : scenario.cost_notes) std::cerr << "scalecast: warning: " << note << "\n";
   check_point(scenario, StrategySpec{}, gpu_counts.back());
   for (const StrategySpec& strategy : strategies) add_strategy(scenario, strategy, hybrid_options(values));
 
@@ -239,6 +244,8 @@ int run_sweep(const std::vector<std::string>& args) {
   out["jobs"] = jobs;
   out["mpi_ranks"] = static_cast<int>(gathered.size());
   out["sweep_wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  out["cost_model"] = {{"family", scenario.cost_family}, {"notes", scenario.cost_notes}};
+  if (scenario.scaling) out["rescaled"] = scaling_json(*scenario.scaling);
   const std::string title = scenario.name() + " on " + scenario.platform.name;
   if (out_folder) {
     write_sweep_folder(*out_folder, title, rows, summary, out);
@@ -251,6 +258,7 @@ int run_sweep(const std::vector<std::string>& args) {
   std::printf("%s\n", title.c_str());
   print_rows(rows, summary);
   print_summary(summary);
+  if (scenario.scaling) std::printf("%s", scaling_text(*scenario.scaling).c_str());
   std::printf("swept %zu points in %.1f s wall (%d jobs%s)\n", rows.size(), out["sweep_wall_s"].get<double>(), jobs,
               gathered.size() > 1 ? (", " + std::to_string(gathered.size()) + " MPI ranks").c_str() : "");
   return 0;

@@ -8,6 +8,8 @@ namespace scalecast::cli {
 void add_workload_options(po::options_description& options) {
   options.add_options()
       ("batch", po::value<int>(), "per-worker batch (default: the workload's batch_per_gpu)")
+      ("precision", po::value<std::string>(), "training precision fp32, tf32, fp16, bf16 or fp8 (default: the workload's); activations follow it")
+      ("cost-model", po::value<std::string>(), "cost-model YAML file adding or overriding GPU families and reference GPUs (workloads/SCHEMA.md)")
       ("bucket", po::value<std::string>()->default_value("25MiB"), "gradient bucket size (DDP's bucket_cap_mb)")
       ("zero-gradients", po::bool_switch(), "make the gradients 0 bytes (isolates the allreduces' cost)")
       ("solver-time-limit", po::value<double>()->default_value(PlacementOptions{}.solver_time_limit_s),
@@ -21,7 +23,18 @@ ModelGraph load_workload(const po::variables_map& values) {
     if (batch < 1) throw InputError("command line", "--batch", "must be at least 1, got " + std::to_string(batch));
     model.batch_per_gpu = batch;
   }
+  if (values.count("precision")) model = at_precision(std::move(model), values["precision"].as<std::string>());
   return model;
+}
+
+CostModelTable cost_model_table(const po::variables_map& values) {
+  return load_cost_model_table(values.count("cost-model") ? values["cost-model"].as<std::string>() : "");
+}
+
+void check_trace_options(const po::variables_map& values) {
+  if (values.count("precision"))
+    throw InputError("command line", "--precision",
+                     "applies to --workload only: a trace's kernels carry their own precisions (traces/FORMAT.md)");
 }
 
 HybridOptions hybrid_options(const po::variables_map& values) {
