@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "sim/collectives/path_search.h"
+
 namespace scalecast {
 
 double nccl_nvlink_GBps(GpuArchitecture gpu) {
@@ -47,35 +49,16 @@ PairCapacity nvlink_capacity(const PlatformSpec& spec, const std::set<int>& memb
 }
 
 // Finds a directed cycle through every member over pairs with at least `speed` left, preferring
-// the pairs with most left (so that later channels still fit); depth-first with an explicit stack
-// (it runs on SimGrid actors' small stacks, and a node may have a thousand GPUs), bounded effort.
+// the pairs with most left (so that later channels still fit); bounded effort.
 class CycleSearch {
  public:
   CycleSearch(const PairCapacity& left, const std::vector<int>& members, double speed)
       : left_(left), members_(members), speed_(speed) {}
 
-  std::vector<int> find() {
-    std::vector<int> path = {members_.front()};
-    std::set<int> used = {members_.front()};
-    std::vector<std::vector<int>> options = {next_of(path.back(), used)};  // untried next GPUs, per depth
-    for (long budget = 20000; budget > 0 && !options.empty(); --budget) {
-      if (path.size() == members_.size()) {
-        if (usable(path.back(), path.front())) return path;
-      } else if (!options.back().empty()) {
-        const int g = options.back().back();
-        options.back().pop_back();
-        path.push_back(g);
-        used.insert(g);
-        options.push_back(next_of(g, used));
-        continue;
-      }
-      // Dead end: step back.
-      used.erase(path.back());
-      path.pop_back();
-      options.pop_back();
-      if (path.empty()) break;
-    }
-    return {};
+  std::vector<int> find() const {
+    return depth_first_path(
+        members_.front(), members_.size(), [this](int at, const std::set<int>& used) { return next_of(at, used); },
+        [this](const std::vector<int>& path) { return usable(path.back(), path.front()); }, 20000);
   }
 
  private:

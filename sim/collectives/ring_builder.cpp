@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "sim/collectives/path_search.h"
+
 namespace scalecast {
 
 std::vector<std::vector<int>> members_by_node(const std::vector<int>& group, const ClusterLayout& layout) {
@@ -34,8 +36,7 @@ std::map<std::pair<int, int>, int> nvlink_links(const NodeSpec& node) {
 // Depth-first search for a path through every local index of `members`, from `entry`, whose
 // last vertex satisfies `good_end`, using only NVLink edges. Prefers edges used least by
 // earlier channels (load / bonded links), so channels spread over the mesh. Gives up after a
-// bounded number of expansions (large or sparse meshes) and returns an empty path. An explicit
-// stack, not recursion: it runs on SimGrid actors' small stacks.
+// bounded number of expansions (large or sparse meshes) and returns an empty path.
 class NvlinkPathSearch {
  public:
   NvlinkPathSearch(const std::map<std::pair<int, int>, int>& links, std::map<std::pair<int, int>, int>& load)
@@ -43,31 +44,18 @@ class NvlinkPathSearch {
 
   template <typename GoodEnd>
   std::vector<int> find(int entry, const std::vector<int>& members, GoodEnd good_end) {
-    std::vector<int> path = {entry};
-    std::set<int> remaining(members.begin(), members.end());
-    remaining.erase(entry);
-    std::vector<std::vector<int>> options = {next_of(entry, remaining)};  // untried next GPUs, per depth
-    for (long budget = 200000; budget > 0 && !options.empty(); --budget) {
-      if (remaining.empty()) {
-        if (good_end(path.back())) {
-          for (size_t i = 0; i + 1 < path.size(); ++i) ++load_[{path[i], path[i + 1]}];
-          return path;
-        }
-      } else if (!options.back().empty()) {
-        const int next = options.back().back();
-        options.back().pop_back();
-        path.push_back(next);
-        remaining.erase(next);
-        options.push_back(next_of(next, remaining));
-        continue;
-      }
-      // Dead end: step back.
-      if (path.size() == 1) break;
-      remaining.insert(path.back());
-      path.pop_back();
-      options.pop_back();
-    }
-    return {};
+    const std::set<int> member_set(members.begin(), members.end());
+    std::vector<int> path = depth_first_path(
+        entry, member_set.size(),
+        [&](int at, const std::set<int>& used) {
+          std::set<int> remaining;
+          for (int g : member_set)
+            if (!used.count(g)) remaining.insert(g);
+          return next_of(at, remaining);
+        },
+        [&](const std::vector<int>& candidate) { return good_end(candidate.back()); }, 200000);
+    for (size_t i = 0; i + 1 < path.size(); ++i) ++load_[{path[i], path[i + 1]}];
+    return path;
   }
 
  private:
