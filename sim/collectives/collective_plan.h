@@ -1,27 +1,26 @@
 // NCCL-like collective algorithms lowered to flows between GPUs. A plan is a sequence of
 // phases; a phase's flows run concurrently (and share links with whatever else is running),
-// the next phase starts when all of them have finished and the phase's latency has passed.
+// the next phase starts when all of them have finished. Flows count the algorithm's data
+// bytes; the protocol's overhead on the wire and every latency are the cost model's
+// (collective_cost.h), paid in closed form.
 //
 // Pipelined steady state (the default): a ring is one phase in which every ring edge carries
-// its whole share of the buffer at once, so the ring runs at its bottleneck edge's rate, plus
-// the per-step latencies in closed form. Step by step: one phase per algorithm step, each
-// edge carrying one chunk; for validation on small groups. DESIGN.md "Collectives".
+// its whole share of the buffer at once, so the ring runs at its bottleneck edge's rate. Step
+// by step: one phase per algorithm step, each edge carrying one chunk; for validation. On an
+// idle network both give the same transfer time. DESIGN.md "Collectives".
 #pragma once
 
 #include <functional>
-#include <string>
 #include <vector>
 
+#include "sim/collectives/channel_search.h"
+#include "sim/collectives/nccl_tuning.h"
 #include "sim/platform/platform_spec.h"
 #include "sim/trace/execution_graph.h"
 
 namespace scalecast {
 
-enum class CollectiveAlgorithm { automatic, ring, tree, hierarchical, direct };
 enum class CollectiveFidelity { steady_state, step_by_step };
-
-const char* to_string(CollectiveAlgorithm algorithm);
-bool parse_collective_algorithm(const std::string& text, CollectiveAlgorithm& algorithm);
 
 struct Flow {
   int source_rank = 0;
@@ -31,8 +30,6 @@ struct Flow {
 
 struct CollectivePhase {
   std::vector<Flow> flows;
-  double latency_s = 0;  // the whole phase's latency, routes included: flows carry none (the
-                         // engine's links are latency-free, cluster_topology.h)
 };
 
 struct CollectivePlan {
@@ -58,14 +55,10 @@ struct CollectiveRequest {
   int root = 0;             // index into group (broadcast, reduce)
 };
 
+// `algorithm` must be resolved (not automatic) and apply to the op (collective_cost.h checks);
+// `graph` is the group's channel search (group_shape).
 CollectivePlan plan_collective(const CollectiveRequest& request, CollectiveAlgorithm algorithm,
-                               CollectiveFidelity fidelity, const ClusterLayout& layout,
-                               const RouteLatency& route_latency);
-
-// The algorithm `automatic` resolves to: the lowest predicted time under the analytic cost
-// model below (the same shape as NCCL's tuning model, shared/NCCL-CALIBRATION.md).
-CollectiveAlgorithm choose_algorithm(const CollectiveRequest& request, const ClusterLayout& layout);
-double predicted_time_s(const CollectiveRequest& request, CollectiveAlgorithm algorithm, const ClusterLayout& layout);
+                               CollectiveFidelity fidelity, const ClusterLayout& layout, const ChannelGraph& graph);
 
 // nccl-tests reporting: busbw = algbw * factor.
 double bus_bandwidth_factor(CollectiveOp op, int ranks);

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "sim/collectives/path_search.h"
+
 namespace scalecast {
 
 std::vector<std::vector<int>> members_by_node(const std::vector<int>& group, const ClusterLayout& layout) {
@@ -16,11 +18,6 @@ std::vector<std::vector<int>> members_by_node(const std::vector<int>& group, con
   }
   for (auto& members : nodes) std::sort(members.begin(), members.end());
   return nodes;
-}
-
-int channel_count(const ClusterLayout& layout) {
-  if (layout.spec->collectives.channels > 0) return layout.spec->collectives.channels;
-  return std::max<int>(1, static_cast<int>(layout.spec->node.nics.size()));
 }
 
 namespace {
@@ -47,84 +44,69 @@ class NvlinkPathSearch {
 
   template <typename GoodEnd>
   std::vector<int> find(int entry, const std::vector<int>& members, GoodEnd good_end) {
-    path_ = {entry};
-    remaining_ = std::set<int>(members.begin(), members.end());
-    remaining_.erase(entry);
-    budget_ = 200000;
-    if (!extend(good_end)) return {};
-    for (size_t i = 0; i + 1 < path_.size(); ++i) ++load_[{path_[i], path_[i + 1]}];
-    return path_;
+    const std::set<int> member_set(members.begin(), members.end());
+    std::vector<int> path = depth_first_path(
+        entry, member_set.size(),
+        [&](int at, const std::set<int>& used) {
+          std::set<int> remaining;
+          for (int g : member_set)
+            if (!used.count(g)) remaining.insert(g);
+          return next_of(at, remaining);
+        },
+        [&](const std::vector<int>& candidate) { return good_end(candidate.back()); }, 200000);
+    for (size_t i = 0; i + 1 < path.size(); ++i) ++load_[{path[i], path[i + 1]}];
+    return path;
   }
 
  private:
-  template <typename GoodEnd>
-  bool extend(GoodEnd& good_end) {
-    if (remaining_.empty()) return good_end(path_.back());
-    if (--budget_ < 0) return false;
-    int at = path_.back();
+  // The GPUs reachable next from `at` over NVLink, the cheapest (least loaded per link) last.
+  std::vector<int> next_of(int at, const std::set<int>& remaining) const {
     std::vector<std::pair<double, int>> candidates;
-    for (int next : remaining_) {
+    for (int next : remaining) {
       auto it = links_.find({at, next});
       if (it == links_.end()) continue;
-      double cost = (load_[{at, next}] + 1.0) / it->second;
-      candidates.emplace_back(cost, next);
+      auto load = load_.find({at, next});
+      candidates.emplace_back((load == load_.end() ? 1.0 : load->second + 1.0) / it->second, next);
     }
-    std::sort(candidates.begin(), candidates.end());
-    for (auto [cost, next] : candidates) {
-      path_.push_back(next);
-      remaining_.erase(next);
-      if (extend(good_end)) return true;
-      remaining_.insert(next);
-      path_.pop_back();
-    }
-    return false;
+    std::sort(candidates.rbegin(), candidates.rend());
+    std::vector<int> order;
+    for (auto [cost, next] : candidates) order.push_back(next);
+    return order;
   }
 
   const std::map<std::pair<int, int>, int>& links_;
   std::map<std::pair<int, int>, int>& load_;
-  std::vector<int> path_;
-  std::set<int> remaining_;
-  long budget_ = 0;
 };
 
 int first_member_of_nic(const NodeSpec& node, int nic, const std::set<int>& members, int avoid) {
   if (node.nics.empty()) return -1;
-  const auto& gpus = node.nics[nic % node.nics.size()].gpus;
-  for (int g : gpus)
+  for (int g : node.nics[nic % node.nics.size()].gpus)
     if (members.count(g) && g != avoid) return g;
   return -1;
 }
 
-// The local indices of one node's stretch of ring `channel`.
-std::vector<int> node_path(const std::vector<int>& local_members, int channel, bool single_node,
-                           const NodeSpec& node, const std::map<std::pair<int, int>, int>& links,
-                           std::map<std::pair<int, int>, int>& load) {
+// One node's stretch of channel `channel`'s ring across nodes (local indices): from a GPU of the
+// channel's NIC to another GPU of it where the NIC has one, else to any GPU (which relays to the
+// first). `relay` tells which.
+std::vector<int> node_stretch(const std::vector<int>& local_members, int channel, const NodeSpec& node,
+                              const std::map<std::pair<int, int>, int>& links, std::map<std::pair<int, int>, int>& load,
+                              bool& relay) {
+  relay = false;
   if (local_members.size() == 1) return local_members;
   std::set<int> members(local_members.begin(), local_members.end());
   const int count = static_cast<int>(local_members.size());
   int entry = first_member_of_nic(node, channel, members, -1);
   if (entry < 0) entry = local_members[channel % count];
-  // Leave through another GPU of the same NIC when it has several, else through the previous
-  // channel's NIC: each NIC then both sends and receives once over all channels.
-  int exit = -1;
-  if (!node.nics.empty()) {
-    const auto& own = node.nics[channel % node.nics.size()].gpus;
-    for (auto it = own.rbegin(); it != own.rend() && exit < 0; ++it)
-      if (members.count(*it) && *it != entry) exit = *it;
-    if (exit < 0) {
-      int previous = (channel + static_cast<int>(node.nics.size()) - 1) % static_cast<int>(node.nics.size());
-      exit = first_member_of_nic(node, previous, members, entry);
-    }
-  }
+  int exit = node.nics.empty() ? -1 : first_member_of_nic(node, channel, members, entry);
+  relay = exit < 0;
   if (!links.empty()) {
     NvlinkPathSearch search(links, load);
     std::vector<int> path;
-    if (single_node) {  // the ring closes inside the node: the last GPU must link back to the entry
-      path = search.find(entry, local_members, [&](int last) { return links.count({last, entry}) > 0; });
-    } else if (exit >= 0) {
-      path = search.find(entry, local_members, [&](int last) { return last == exit; });
+    if (exit >= 0) path = search.find(entry, local_members, [&](int last) { return last == exit; });
+    if (path.empty()) {
+      path = search.find(entry, local_members, [](int) { return true; });
+      relay = exit >= 0 || relay;
     }
-    if (path.empty()) path = search.find(entry, local_members, [](int) { return true; });
     if (!path.empty()) return path;
   }
   // Switched fabrics: every order is as good; start at the entry, end at the exit.
@@ -134,31 +116,56 @@ std::vector<int> node_path(const std::vector<int>& local_members, int channel, b
     int g = local_members[(start + i) % count];
     if (g != exit) path.push_back(g);
   }
-  if (exit >= 0 && exit != entry) path.push_back(exit);
+  if (exit >= 0) path.push_back(exit);
   return path;
+}
+
+// One node: channel c follows its NVLink cycle when the search found one for these GPUs, else
+// the GPUs in local order.
+std::vector<Ring> single_node_rings(const std::vector<int>& members, const ClusterLayout& layout, const ChannelGraph& graph) {
+  const int base = members.front() - layout.local_index(members.front());
+  std::vector<int> local;
+  for (int rank : members) local.push_back(layout.local_index(rank));
+  std::vector<Ring> rings(graph.channels);
+  for (int c = 0; c < graph.channels; ++c) {
+    const bool cycle = c < static_cast<int>(graph.cycles.size()) && graph.cycles[c].size() == local.size();
+    for (int g : cycle ? graph.cycles[c] : local) rings[c].ranks.push_back(base + g);
+    rings[c].sender = rings[c].ranks;
+  }
+  return rings;
 }
 
 }  // namespace
 
-std::vector<std::vector<int>> build_rings(const std::vector<int>& group, const ClusterLayout& layout) {
+std::vector<Ring> build_rings(const std::vector<int>& group, const ClusterLayout& layout, const ChannelGraph& graph) {
   const auto nodes = members_by_node(group, layout);
-  const int channels = channel_count(layout);
+  if (nodes.size() == 1) return single_node_rings(nodes.front(), layout, graph);
   const auto links = nvlink_links(layout.spec->node);
   std::map<std::pair<int, int>, int> load;
   // Nodes holding the same local indices get the same stretch: compute it once per pattern.
-  std::map<std::pair<std::vector<int>, int>, std::vector<int>> stretch_cache;
-  std::vector<std::vector<int>> rings(channels);
-  for (int c = 0; c < channels; ++c) {
-    rings[c].reserve(group.size());
+  std::map<std::pair<std::vector<int>, int>, std::pair<std::vector<int>, bool>> stretch_cache;
+  std::vector<Ring> rings(graph.channels);
+  for (int c = 0; c < graph.channels; ++c) {
+    Ring& ring = rings[c];
+    ring.ranks.reserve(group.size());
+    ring.sender.reserve(group.size());
     for (const auto& members : nodes) {
       std::vector<int> local;
       for (int rank : members) local.push_back(layout.local_index(rank));
       auto key = std::make_pair(local, c);
       auto it = stretch_cache.find(key);
-      if (it == stretch_cache.end())
-        it = stretch_cache.emplace(key, node_path(local, c, nodes.size() == 1, layout.spec->node, links, load)).first;
+      if (it == stretch_cache.end()) {
+        bool relay = false;
+        std::vector<int> stretch = node_stretch(local, c, layout.spec->node, links, load, relay);
+        it = stretch_cache.emplace(key, std::make_pair(std::move(stretch), relay)).first;
+      }
+      const auto& [stretch, relay] = it->second;
       const int base = members.front() - layout.local_index(members.front());
-      for (int g : it->second) rings[c].push_back(base + g);
+      for (size_t i = 0; i < stretch.size(); ++i) {
+        ring.ranks.push_back(base + stretch[i]);
+        const bool last = i + 1 == stretch.size();
+        ring.sender.push_back(base + (last && relay ? stretch.front() : stretch[i]));
+      }
     }
   }
   return rings;

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/collectives/collective_plan.h"
+#include "sim/collectives/collective_cost.h"
 #include "sim/cost/compute_cost.h"
 #include "sim/platform/platform_spec.h"
 #include "sim/timeline/timeline.h"
@@ -23,12 +23,14 @@ namespace scalecast {
 
 struct ReplayOptions {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
+  CollectiveProtocol protocol = CollectiveProtocol::automatic;
   CollectiveFidelity fidelity = CollectiveFidelity::steady_state;
   ComputeCostModel compute;
   bool per_rank = false;
-  // Reuse the measured cost of a collective that ran alone on the network for later instances
-  // of it (exact: SimGrid flows carry no latency, so its duration is a + b * size; see
-  // replay_engine.cpp). Off only for validation.
+  // When no two collectives can be in flight together, each runs alone on the network: compute
+  // its time in closed form (collective_catalog.h: max-min sharing solved directly, the same
+  // rates SimGrid gives) instead of putting its flows on the network. Exact, and the same for
+  // every instance whatever ran before it. Off only for validation.
   bool reuse_isolated_collectives = true;
   // Put only one node's flows on the network for collectives that every node runs alike on
   // its own GPUs (see replay_engine.cpp). Off only for validation.
@@ -39,6 +41,8 @@ struct CollectiveRecord {
   bool point_to_point = false;  // a send/recv pair rather than a collective
   CollectiveOp op = CollectiveOp::allreduce;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  CollectiveProtocol protocol = CollectiveProtocol::simple;
+  int channels = 0;
   double bytes = 0;  // per-rank buffer
   int ranks = 0;     // size of the largest group involved
   double start_s = 0;
@@ -52,8 +56,10 @@ struct ReplayResult {
   std::vector<CollectiveRecord> collectives;
   long flows = 0;
   int rank_classes = 0;
-  int collectives_reused = 0;  // instances that took an isolated run's measured cost
+  int collectives_reused = 0;  // instances alone on the network, timed in closed form
   int collectives_folded = 0;  // instances whose flows ran on one node for every node
+  std::string network;         // the switches built between nodes (network_plan.h); empty on one node
+  std::vector<std::string> notes;  // what the user should know about how the run was made
 };
 
 // Runs SimGrid in this process (once per process: the engine is a singleton).

@@ -130,6 +130,8 @@ double ClusterTopology::route_latency_s(int from, int to) const {
 std::unique_ptr<ClusterTopology> ClusterTopology::build(const PlatformSpec& spec, int gpus) {
   check_gpu_count(spec, gpus);
   std::unique_ptr<ClusterTopology> topology(new ClusterTopology(spec, gpus));
+  if (topology->nodes_ > 1)
+    topology->network_plan_ = plan_network(spec.network, static_cast<long long>(topology->nodes_) * spec.node.nics.size());
   auto* root = sg::create_star_zone("cluster");
   topology->intra_hosts_.resize(gpus);
   topology->node_links_.resize(topology->nodes_);
@@ -238,12 +240,7 @@ void ClusterTopology::build_network(sg::NetZone* root) {
   const NodeSpec& node_spec = spec_.node;
   const NetworkSpec& net = spec_.network;
   const int nics = static_cast<int>(node_spec.nics.size());
-
-  // Leaf switch ports: d down, u up, d/u = oversubscription.
-  const double oversubscription = net.oversubscription;
-  int down_ports = static_cast<int>(std::lround(net.switch_radix * oversubscription / (1 + oversubscription)));
-  down_ports = std::clamp(down_ports, 1, net.switch_radix - 1);
-  const int up_ports = std::max(1, net.switch_radix - down_ports);
+  const int down_ports = network_plan_.levels == 1 ? net.switch_radix : network_plan_.down_ports;
 
   // Network ports in leaf order: (node, nic) pairs, rail-major or node-major.
   std::vector<std::pair<int, int>> ports;
@@ -258,67 +255,51 @@ void ClusterTopology::build_network(sg::NetZone* root) {
 
   auto* network = sg::create_star_zone("network");
   network->set_parent(root);
-  // With three levels, leaf switches are grouped in pods of radix/2 under pod switches.
-  const int pod_size = net.levels >= 3 ? std::max(1, net.switch_radix / 2) : leaves;
-  const int pods = (leaves + pod_size - 1) / pod_size;
-  std::vector<sg::NetZone*> pod_zones;
-  std::vector<simgrid::kernel::routing::NetPoint*> pod_gateways;
-  for (int p = 0; p < pods; ++p) {
-    if (net.levels < 3 || leaves == 1) {
-      pod_zones.push_back(network);
-      pod_gateways.push_back(nullptr);
-      continue;
-    }
-    auto* pod = sg::create_star_zone("pod" + std::to_string(p));
-    pod->set_parent(network);
-    auto* gateway = pod->create_router("pod" + std::to_string(p) + ".switch");
-    int pod_leaves = std::min(pod_size, leaves - p * pod_size);
-    // Non-blocking above the leaves: the pod's uplink carries what its leaves' uplinks do.
-    auto* uplink = make_link(network, "pod" + std::to_string(p) + ".up", net.link, double(pod_leaves) * up_ports);
-    network->add_route(pod->get_netpoint(), nullptr, gateway, nullptr, {{uplink, Direction::UP}}, true);
-    pod_zones.push_back(pod);
-    pod_gateways.push_back(gateway);
-  }
-
+  // Above the leaves the fabric is non-blocking, so its levels add hops, not bottlenecks: a leaf's
+  // uplink stands for its path to the top, with the latency of every level it crosses. (Nesting
+  // star zones three deep would be the literal picture, but SimGrid 3.32 resolves a route from a
+  // host to a gateway two zones up through the wrong zone's table.)
+  LinkSpec to_the_top = net.link;
+  to_the_top.latency_s *= std::max(1, network_plan_.levels - 1);
   network_hosts_.assign(gpus_, nullptr);
   for (int leaf = 0; leaf < leaves; ++leaf) {
-    sg::NetZone* parent = pod_zones[leaf / pod_size];
     sg::NetZone* zone = leaves == 1 ? network : sg::create_star_zone("leaf" + std::to_string(leaf));
     if (zone != network) {
-      zone->set_parent(parent);
+      zone->set_parent(network);
       auto* gateway = zone->create_router("leaf" + std::to_string(leaf) + ".switch");
-      auto* uplink = make_link(parent, "leaf" + std::to_string(leaf) + ".up", net.link, up_ports);
-      parent->add_route(zone->get_netpoint(), nullptr, gateway, nullptr, {{uplink, Direction::UP}}, true);
+      auto* uplink = make_link(network, "leaf" + std::to_string(leaf) + ".up", to_the_top, network_plan_.up_ports);
+      network->add_route(zone->get_netpoint(), nullptr, gateway, nullptr, {{uplink, Direction::UP}}, true);
     }
     const size_t first = static_cast<size_t>(leaf) * down_ports;
-    for (size_t p = first; p < std::min(ports.size(), first + down_ports); ++p) {
-      auto [node, k] = ports[p];
-      const NodeLinks& links = *node_links_[node];
-      for (int g : node_spec.nics[k].gpus) {
-        if (g >= gpus_per_node_) continue;
-        int rank = node * gpus_per_node_ + g;
-        auto* host = zone->create_host(node_name(node) + ".g" + std::to_string(g) + ".net", 1e9);
-        network_hosts_[rank] = host;
-        // GPUDirect path: GPU -> (PCIe switch of the NIC) -> NIC -> leaf switch.
-        std::vector<sg::LinkInRoute> up;
-        if (node_spec.pcie && !links.pcie_gpu.empty()) {
-          int nic_gpu = node_spec.nics[k].gpus.front();
-          if (nic_gpu != g && switch_of_gpu(*node_spec.pcie, nic_gpu) != switch_of_gpu(*node_spec.pcie, g)) {
-            append_pcie_path(*node_spec.pcie, links, g, nic_gpu, up);
-            up.pop_back();  // ends at the NIC's switch, not at the GPU beside the NIC
-          } else {
-            up.emplace_back(links.pcie_gpu[g], Direction::UP);
-          }
-        }
-        up.emplace_back(links.nic[k], Direction::UP);
-        zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, up, true);
-      }
-    }
+    for (size_t p = first; p < std::min(ports.size(), first + down_ports); ++p) add_nic_hosts(zone, ports[p].first, ports[p].second);
     if (zone != network) zone->seal();
   }
-  for (auto* pod : pod_zones)
-    if (pod != network) pod->seal();
   network->seal();
+}
+
+// The network endpoints of the GPUs behind NIC k of a node, in a leaf switch's zone.
+void ClusterTopology::add_nic_hosts(sg::NetZone* zone, int node, int k) {
+  const NodeSpec& node_spec = spec_.node;
+  const NodeLinks& links = *node_links_[node];
+  for (int g : node_spec.nics[k].gpus) {
+    if (g >= gpus_per_node_) continue;
+    int rank = node * gpus_per_node_ + g;
+    auto* host = zone->create_host(node_name(node) + ".g" + std::to_string(g) + ".net", 1e9);
+    network_hosts_[rank] = host;
+    // GPUDirect path: GPU -> (PCIe switch of the NIC) -> NIC -> leaf switch.
+    std::vector<sg::LinkInRoute> up;
+    if (node_spec.pcie && !links.pcie_gpu.empty()) {
+      int nic_gpu = node_spec.nics[k].gpus.front();
+      if (nic_gpu != g && switch_of_gpu(*node_spec.pcie, nic_gpu) != switch_of_gpu(*node_spec.pcie, g)) {
+        append_pcie_path(*node_spec.pcie, links, g, nic_gpu, up);
+        up.pop_back();  // ends at the NIC's switch, not at the GPU beside the NIC
+      } else {
+        up.emplace_back(links.pcie_gpu[g], Direction::UP);
+      }
+    }
+    up.emplace_back(links.nic[k], Direction::UP);
+    zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, up, true);
+  }
 }
 
 sg::Host* ClusterTopology::source_host(int from, int to) const {

@@ -9,8 +9,11 @@
 //    (the PCIe path from a GPU to its NIC, a NIC shared by several GPUs).
 //  - the network is a hierarchy of star zones: a leaf star zone per leaf switch whose routes
 //    are each GPU's path to its NIC; its gateway goes up through the switch's aggregated
-//    uplink (capacity = up ports x link rate, so oversubscription is d/u); further levels
-//    nest the same way. Same-leaf traffic turns around at the leaf, as in a fat tree.
+//    uplink (capacity = up ports x link rate, so oversubscription is d/u) into a non-blocking
+//    top; further levels add their hops' latency to the uplink. Same-leaf traffic turns
+//    around at the leaf, as in a fat tree. As many levels as the NICs need (network_plan.h):
+//    more than the platform asks for when its levels cannot hold them, and network_plan()
+//    says what was built.
 //  - rail_optimized puts NIC k of every node under rail k's leaf switches; fat_tree puts
 //    whole nodes under a leaf switch.
 //  - SimGrid's links carry bandwidth only; their latency is 0 there and kept here
@@ -25,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/platform/network_plan.h"
 #include "sim/platform/platform_spec.h"
 
 namespace simgrid::s4u {
@@ -49,6 +53,8 @@ class ClusterTopology {
   int node_of(int rank) const { return rank / gpus_per_node_; }
   int local_index(int rank) const { return rank % gpus_per_node_; }
   const PlatformSpec& spec() const { return spec_; }
+  // The switches built between the nodes (empty plan on one node).
+  const NetworkPlan& network_plan() const { return network_plan_; }
 
   // The host a flow from rank `from` to rank `to` starts at, and the one it ends at: the
   // intra-node endpoint for two GPUs of a node, the network endpoint otherwise.
@@ -73,10 +79,12 @@ class ClusterTopology {
   void create_node_links(simgrid::s4u::NetZone* root);
   void add_node_hosts();
   void build_network(simgrid::s4u::NetZone* root);
+  void add_nic_hosts(simgrid::s4u::NetZone* zone, int node, int nic);
   simgrid::s4u::SplitDuplexLink* make_link(simgrid::s4u::NetZone* zone, const std::string& name, const LinkSpec& spec,
                                            double multiplicity = 1);
 
   PlatformSpec spec_;
+  NetworkPlan network_plan_;
   int gpus_ = 0;
   int nodes_ = 0;
   int gpus_per_node_ = 0;

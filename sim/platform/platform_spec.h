@@ -18,8 +18,14 @@ struct LinkSpec {
   double achievable_Bps() const { return bandwidth_Bps * efficiency; }
 };
 
+// The GPU generations NCCL tells apart in its tuning (its compute-capability index: SM70,
+// SM80 and SM89 count as Volta and Ampere classes, SM90 as Hopper, SM100+ as Blackwell).
+enum class GpuArchitecture { volta, ampere, hopper, blackwell };
+const char* to_string(GpuArchitecture architecture);
+
 struct GpuSpec {
   std::string model;                                  // "V100-SXM2-32GB"
+  GpuArchitecture architecture = GpuArchitecture::ampere;  // from `architecture`, else from the model
   std::map<std::string, double> peak_flops_per_s;     // precision ("fp32", "fp16", "bf16", "tf32", "fp8") -> FLOP/s
   double memory_bandwidth_Bps = 0;
   double memory_bytes = 0;
@@ -36,9 +42,13 @@ struct NvlinkFabric {
   std::vector<NvlinkConnection> connections;
 };
 
-// NVSwitch: every GPU has `per_gpu` to the switch in each direction.
+// NVSwitch: every GPU has `per_gpu` to the switch in each direction, over `links` NVLinks.
+// `nvls`: the switches reduce in place (NVLink SHARP, third-generation NVSwitch with Hopper or
+// newer GPUs), which NCCL's NVLS algorithm uses.
 struct NvswitchFabric {
   LinkSpec per_gpu;
+  int links = 0;      // NVLinks per GPU (NCCL's channel search counts them); 0 = not given
+  bool nvls = false;
 };
 
 // PCIe tree: switches under CPU sockets; sockets joined by an interconnect (QPI/UPI/xGMI).
@@ -77,13 +87,17 @@ struct NetworkSpec {
   double oversubscription = 1;    // leaf switch: down-ports bandwidth / up-ports bandwidth (>= 1)
 };
 
-// NCCL-like collective costs that are not link bandwidths: NCCL_CALIBRATION.md in shared/
-// explains each; SCHEMA.md cites the sources of every preset's numbers.
+enum class CpuVendor { intel, amd };
+
+// Collective costs that are not link bandwidths. NCCL's tuning tables (sim/collectives/
+// nccl_tuning.h) give every latency; a platform may replace the ring LL figures with its own
+// measured ones (SCHEMA.md cites each preset's source) and fix the channel count.
 struct CollectiveCalibration {
-  double base_latency_s = 0;          // fixed cost of launching one collective
-  double intra_step_latency_s = 0;    // per algorithm step between GPUs of one node
-  double inter_step_latency_s = 0;    // per algorithm step crossing the network
-  int channels = 0;                   // parallel rings/trees; 0 = one per NIC (at least 1)
+  std::optional<double> base_latency_s;        // ring LL launch cost (NCCL: 6.6 us)
+  std::optional<double> intra_step_latency_s;  // ring LL step inside a node (NCCL: NVLink 0.6, PCI 1.0 us)
+  std::optional<double> inter_step_latency_s;  // ring LL step across the network (NCCL: 2.7 us)
+  int channels = 0;                            // rings/trees; 0 = NCCL's channel search
+  CpuVendor cpu_vendor = CpuVendor::intel;     // NCCL's network overhead and LL limit across nodes
 };
 
 struct PlatformSpec {

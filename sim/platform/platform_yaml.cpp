@@ -22,14 +22,6 @@ namespace scalecast {
 
 namespace {
 
-// Defaults for the `collectives` section: NCCL's ring latencies for its LL protocol (the one it
-// picks for the small messages where latency matters), from src/graph/tuning.cc as quoted in
-// shared/NCCL-CALIBRATION.md. SCHEMA.md explains the choice.
-constexpr double kDefaultBaseLatency_s = 6.6e-6;
-constexpr double kDefaultNvlinkStepLatency_s = 0.6e-6;
-constexpr double kDefaultPcieStepLatency_s = 1.0e-6;
-constexpr double kDefaultNetworkStepLatency_s = 2.7e-6;
-
 // Bounds that only guard against absurd input (and the memory it would make us allocate).
 constexpr long long kMaxGpusPerNode = 1024;
 constexpr long long kMaxNodes = 1000000;
@@ -147,10 +139,43 @@ class GpuAssignment {
 
 const std::vector<std::string> kPrecisions = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"};
 
+const std::map<std::string, GpuArchitecture> kArchitectures = {{"volta", GpuArchitecture::volta},
+                                                                {"ampere", GpuArchitecture::ampere},
+                                                                {"hopper", GpuArchitecture::hopper},
+                                                                {"blackwell", GpuArchitecture::blackwell}};
+
+// NCCL's GPU class from the model name (NVIDIA's naming): V100 Volta; A100, A10/A30/A40 and the
+// Ada cards (L4, L40, L40S, RTX 40xx / 6000 Ada), which NCCL tunes as Ampere; H100, H200, H20,
+// H800, GH200 Hopper; B100, B200, GB200, B300 Blackwell.
+std::optional<GpuArchitecture> architecture_of_model(const std::string& model) {
+  std::string upper;
+  for (char c : model) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  auto has = [&](const char* word) { return upper.find(word) != std::string::npos; };
+  if (has("B100") || has("B200") || has("B300") || has("GB200") || has("GB300")) return GpuArchitecture::blackwell;
+  if (has("H100") || has("H200") || has("H20") || has("H800") || has("GH200")) return GpuArchitecture::hopper;
+  if (has("V100")) return GpuArchitecture::volta;
+  if (has("A100") || has("A10") || has("A30") || has("A40") || has("A800") || has("L4") || has("L40") ||
+      has("RTX") || has("ADA"))
+    return GpuArchitecture::ampere;
+  return std::nullopt;
+}
+
+GpuArchitecture read_architecture(const MapReader& map, const std::string& model) {
+  if (auto field = map.optional("architecture")) {
+    const std::string name = read_scalar(*field);
+    auto it = kArchitectures.find(name);
+    if (it == kArchitectures.end()) field->fail("unknown architecture '" + name + "'; expected volta, ampere, hopper or blackwell");
+    return it->second;
+  }
+  // A model the names above do not cover takes NCCL's SM80 tables (SCHEMA.md: set it).
+  return architecture_of_model(model).value_or(GpuArchitecture::ampere);
+}
+
 GpuSpec read_gpu(const Field& field) {
-  MapReader map(field, {"model", "peak_flops", "memory_bandwidth", "memory"});
+  MapReader map(field, {"model", "architecture", "peak_flops", "memory_bandwidth", "memory"});
   GpuSpec gpu;
   gpu.model = read_name(map.required("model"));
+  gpu.architecture = read_architecture(map, gpu.model);
   MapReader flops(map.required("peak_flops"), kPrecisions);
   for (const auto& [precision, value] : flops.fields()) {
     gpu.peak_flops_per_s[precision] = read_positive_flops_per_s(value);
@@ -288,12 +313,29 @@ void require_nvlink_connected(const NvlinkFabric& fabric, int gpus, const Field&
   }
 }
 
+// NVLink SHARP comes with the third-generation NVSwitch, which came with Hopper.
+NvswitchFabric read_nvswitch(const Field& field, GpuArchitecture gpu) {
+  MapReader map(field, with_link_fields({"links", "nvls"}));
+  NvswitchFabric fabric;
+  fabric.per_gpu = link_from(map);
+  if (auto links = map.optional("links")) fabric.links = static_cast<int>(read_integer(*links, 1, kMaxBondedLinks));
+  fabric.nvls = gpu == GpuArchitecture::hopper || gpu == GpuArchitecture::blackwell;
+  if (auto nvls = map.optional("nvls")) {
+    const std::string value = read_scalar(*nvls);
+    if (value != "true" && value != "false") nvls->fail("expected true or false, got '" + value + "'");
+    fabric.nvls = value == "true";
+    if (fabric.nvls && !(gpu == GpuArchitecture::hopper || gpu == GpuArchitecture::blackwell))
+      nvls->fail("NVLink SHARP needs Hopper or newer GPUs (third-generation NVSwitch)");
+  }
+  return fabric;
+}
+
 NodeSpec read_node(const Field& field) {
   MapReader map(field, {"gpus", "gpu", "nvswitch", "nvlink", "pcie", "nics"});
   NodeSpec node;
   node.gpus = static_cast<int>(read_integer(map.required("gpus"), 1, kMaxGpusPerNode));
   node.gpu = read_gpu(map.required("gpu"));
-  if (auto nvswitch = map.optional("nvswitch")) node.nvswitch = NvswitchFabric{read_link(*nvswitch)};
+  if (auto nvswitch = map.optional("nvswitch")) node.nvswitch = read_nvswitch(*nvswitch, node.gpu.architecture);
   if (auto nvlink = map.optional("nvlink")) {
     if (node.nvswitch) nvlink->fail("a node has either nvswitch or nvlink, not both");
     node.nvlink = read_nvlink(*nvlink, node.gpus);
@@ -344,23 +386,19 @@ NetworkSpec read_network(const Field& field) {
   return network;
 }
 
-CollectiveCalibration default_collectives(const NodeSpec& node) {
+CollectiveCalibration read_collectives(const Field& field) {
+  MapReader map(field, {"base_latency", "intra_step_latency", "inter_step_latency", "channels", "cpu_vendor"});
   CollectiveCalibration calibration;
-  calibration.base_latency_s = kDefaultBaseLatency_s;
-  const bool nvlink_between_gpus = node.nvlink || node.nvswitch;
-  calibration.intra_step_latency_s = nvlink_between_gpus ? kDefaultNvlinkStepLatency_s : kDefaultPcieStepLatency_s;
-  calibration.inter_step_latency_s = kDefaultNetworkStepLatency_s;
-  calibration.channels = 0;
-  return calibration;
-}
-
-CollectiveCalibration read_collectives(const Field& field, CollectiveCalibration calibration) {
-  MapReader map(field, {"base_latency", "intra_step_latency", "inter_step_latency", "channels"});
   if (auto value = map.optional("base_latency")) calibration.base_latency_s = read_latency_s(*value);
   if (auto value = map.optional("intra_step_latency")) calibration.intra_step_latency_s = read_latency_s(*value);
   if (auto value = map.optional("inter_step_latency")) calibration.inter_step_latency_s = read_latency_s(*value);
   if (auto value = map.optional("channels"))
     calibration.channels = static_cast<int>(read_integer(*value, 0, kMaxChannels));
+  if (auto value = map.optional("cpu_vendor")) {
+    const std::string vendor = read_scalar(*value);
+    if (vendor != "intel" && vendor != "amd") value->fail("expected intel or amd, got '" + vendor + "'");
+    calibration.cpu_vendor = vendor == "amd" ? CpuVendor::amd : CpuVendor::intel;
+  }
   return calibration;
 }
 
@@ -389,14 +427,18 @@ PlatformSpec read_platform(const YAML::Node& root, const std::string& source) {
   spec.node = read_node(top.required("node"));
   if (auto nodes = top.optional("nodes")) spec.nodes = static_cast<int>(read_integer(*nodes, 0, kMaxNodes));
   if (auto network = top.optional("network")) spec.network = read_network(*network);
-  spec.collectives = default_collectives(spec.node);
-  if (auto collectives = top.optional("collectives"))
-    spec.collectives = read_collectives(*collectives, spec.collectives);
+  if (auto collectives = top.optional("collectives")) spec.collectives = read_collectives(*collectives);
   check_platform(spec, top);
   return spec;
 }
 
 }  // namespace
+
+const char* to_string(GpuArchitecture architecture) {
+  for (const auto& [name, value] : kArchitectures)
+    if (value == architecture) return name.c_str();
+  return "?";
+}
 
 GpuSpec read_gpu_spec(const Field& field) { return read_gpu(field); }
 

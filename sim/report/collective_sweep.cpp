@@ -19,11 +19,14 @@ CollectiveSweep simulate_collective_sweep(const PlatformSpec& platform, Collecti
     CollectiveRow row;
     row.bytes = record.bytes;
     row.algorithm = record.algorithm;
+    row.protocol = record.protocol;
+    row.channels = record.channels;
     row.time_s = record.end_s - record.start_s;
     row.algbw_GBps = record.bytes / row.time_s / 1e9;
     row.busbw_GBps = row.algbw_GBps * bus_factor;
     row.flows = record.flows;
     sweep.rows.push_back(row);
+    sweep.average_busbw_GBps += row.busbw_GBps / static_cast<double>(sizes_bytes.size());
   }
   return sweep;
 }

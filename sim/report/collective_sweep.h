@@ -15,6 +15,8 @@ namespace scalecast {
 struct CollectiveRow {
   double bytes = 0;  // per-rank buffer
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  CollectiveProtocol protocol = CollectiveProtocol::simple;
+  int channels = 0;
   double time_s = 0;
   double algbw_GBps = 0;
   double busbw_GBps = 0;
@@ -23,6 +25,7 @@ struct CollectiveRow {
 
 struct CollectiveSweep {
   std::vector<CollectiveRow> rows;  // one per size, in the order given
+  double average_busbw_GBps = 0;    // nccl-tests' closing "Avg bus bandwidth": the rows' mean
   ReplayResult replay;
 };
 

@@ -36,6 +36,7 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const PointResult& p
   out["algorithms"] = algorithm_counts(point.replay);
   out["flows"] = point.replay.flows;
   out["rank_classes"] = point.replay.rank_classes;
+  if (!point.replay.network.empty()) out["network"] = point.replay.network;
   if (point.training) {
     out["global_batch"] = point.training->global_batch;
     out["epochs"] = point.training->epochs;

@@ -107,7 +107,7 @@ std::optional<std::string> idle_gpu_warning(const Scenario& scenario, const Stra
 }
 
 std::vector<std::string> point_warnings(const Scenario& scenario, const PointResult& point) {
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings = point.replay.notes;
   if (auto idle = idle_gpu_warning(scenario, point.strategy, point.gpus)) warnings.push_back(*idle);
   if (point.training)
     if (auto batch = scenario.statistics()->statistical_efficiency.extrapolation_warning(point.training->global_batch))

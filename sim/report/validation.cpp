@@ -1,5 +1,6 @@
 #include "sim/report/validation.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/core/input_error.h"
@@ -15,7 +16,7 @@ using yaml::MapReader;
 namespace {
 
 const std::vector<std::string> kCommonFields = {"name",      "kind",           "measured", "source", "tolerance",
-                                                "known_gap", "accepted_error"};
+                                                "known_gap", "accepted_error", "bound"};
 
 double read_fraction(const Field& field) {
   const double value = yaml::read_number(field);
@@ -47,6 +48,10 @@ ValidationCase read_case(const Field& entry) {
   if (!(c.measured > 0)) fields.required("measured").fail("must be positive");
   c.source = yaml::read_name(fields.required("source"));
   if (auto t = fields.optional("tolerance")) c.tolerance = read_fraction(*t);
+  if (auto bound = fields.optional("bound")) {
+    if (yaml::read_scalar(*bound) != "lower") bound->fail("expected lower (the measurement is a floor), got '" + yaml::read_scalar(*bound) + "'");
+    c.lower_bound = true;
+  }
   if (auto gap = fields.optional("known_gap")) c.known_gap = yaml::read_name(*gap);
   if (auto accepted = fields.optional("accepted_error")) c.accepted_error = read_fraction(*accepted);
   if (c.known_gap.empty() != !c.accepted_error)
@@ -118,8 +123,10 @@ ValidationResult judge(const ValidationCase& c, double simulated) {
   ValidationResult result;
   result.simulated = simulated;
   result.error = (simulated - c.measured) / c.measured;
-  result.within_tolerance = std::abs(result.error) <= c.tolerance;
-  result.within_accepted = result.within_tolerance || (c.accepted_error && std::abs(result.error) <= *c.accepted_error);
+  // A floor counts only the shortfall below it.
+  const double counted = c.lower_bound ? std::min(0.0, result.error) : result.error;
+  result.within_tolerance = std::abs(counted) <= c.tolerance;
+  result.within_accepted = result.within_tolerance || (c.accepted_error && std::abs(counted) <= *c.accepted_error);
   return result;
 }
 

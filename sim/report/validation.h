@@ -19,6 +19,7 @@ struct ValidationCase {
   double measured = 0;      // in the kind's unit
   std::string source;       // where the measurement comes from (a citation, for the reader)
   double tolerance = 0.05;  // |error| the model is meant to meet on this case
+  bool lower_bound = false;  // `bound: lower`: the measurement is a floor; only a shortfall is an error
   // A gap the model does not close yet: why, and the |error| accepted meanwhile (tests fail
   // above it, so the gap cannot silently widen).
   std::string known_gap;

@@ -45,18 +45,24 @@ double simulate_trace_replay(const ValidationCase& c) {
   return simulate_point(scenario, StrategySpec{}, gpus).step.step_time_s;
 }
 
-// nccl-tests' busbw of one collective of one size, alone on the network.
-double simulate_collective_busbw(const ValidationCase& c) {
+// One collective of one size alone on the network, as `scalecast collective` runs it.
+CollectiveRow simulate_collective_row(const ValidationCase& c) {
   CollectiveOp op = CollectiveOp::allreduce;
   if (auto name = c.optional_text("op"); name && !parse_collective_op(*name, op))
     throw InputError(c.file, c.field + ".op", "unknown collective '" + *name + "'");
   ReplayOptions options;
   if (auto algo = c.optional_text("algo"); algo && !parse_collective_algorithm(*algo, options.algorithm))
     throw InputError(c.file, c.field + ".algo", "unknown algorithm '" + *algo + "'");
+  if (auto proto = c.optional_text("proto"); proto && !parse_collective_protocol(*proto, options.protocol))
+    throw InputError(c.file, c.field + ".proto", "unknown protocol '" + *proto + "'");
   const CollectiveSweep sweep =
       simulate_collective_sweep(load_platform(c.text("platform")), op, c.integer("gpus"), {c.bytes("bytes")}, options);
-  return sweep.rows.at(0).busbw_GBps;
+  return sweep.rows.at(0);
 }
+
+// nccl-tests' busbw, and its time (us), of one collective.
+double simulate_collective_busbw(const ValidationCase& c) { return simulate_collective_row(c).busbw_GBps; }
+double simulate_collective_time_us(const ValidationCase& c) { return simulate_collective_row(c).time_s * 1e6; }
 
 // ---- what-if hardware: one generation predicted from another (docs/what-if.md) -------------
 
@@ -105,7 +111,9 @@ const std::vector<ValidationKind>& validation_kinds() {
       {"trace_replay", "s", "a real trace replayed at its own scale: the step time against the measured steady-state step",
        {"trace", "platform"}, {"gpus"}, simulate_trace_replay},
       {"collective_busbw", "GB/s", "one collective of one size alone on the network: busbw against nccl-tests'",
-       {"platform", "gpus", "bytes"}, {"op", "algo"}, simulate_collective_busbw},
+       {"platform", "gpus", "bytes"}, {"op", "algo", "proto"}, simulate_collective_busbw},
+      {"collective_time", "us", "one collective of one size alone on the network: its time against nccl-tests'",
+       {"platform", "gpus", "bytes"}, {"op", "algo", "proto"}, simulate_collective_time_us},
       // what-if hardware (docs/what-if.md)
       {"trace_gpu_time", "s",
        "a trace's GPU work per step rescaled to another GPU, against that GPU's measured busy time for the same job",

@@ -157,6 +157,22 @@ TEST_F(BadInput, UnknownOptionAndSubcommand) {
 TEST_F(BadInput, CollectiveBadSizeAndOp) {
   expect_input_error("collective --platform dgx-a100 --gpus 8 --bytes 64parsecs", {"--bytes"});
   expect_input_error("collective --platform dgx-a100 --gpus 8 --op allscatter", {"--op", "allscatter"});
+  // nccl-tests' -b/-e/-f
+  expect_input_error("collective --platform dgx-a100 --gpus 8 -b 1M -e 8", {"-e"});
+  expect_input_error("collective --platform dgx-a100 --gpus 8 -b 8 -e 1M -f 1", {"-f"});
+  expect_input_error("collective --platform dgx-a100 --gpus 8 -b 8parsecs", {"-b"});
+  expect_input_error("collective --platform dgx-a100 --gpus 8 --bytes 1MB -b 8", {"--bytes", "-b/-e/-f"});
+}
+
+// An algorithm or protocol that does not apply is refused, not replaced by another.
+TEST_F(BadInput, CollectivePairThatDoesNotApply) {
+  expect_input_error("collective --platform dgx-a100 --gpus 8 --op broadcast --algo tree", {"--algo", "tree", "broadcast"});
+  expect_input_error("collective --platform dgx-a100 --gpus 8 --algo nvls", {"--algo", "nvls"});
+  expect_input_error("collective --platform dgx-h100 --gpus 16 --algo nvls", {"--algo", "nvls", "2 nodes"});
+  expect_input_error("collective --platform dgx-h100 --gpus 8 --algo nvls --proto LL", {"--proto", "Simple"});
+  expect_input_error("collective --platform pcie-8gpu --gpus 8 --proto LL128", {"--proto", "LL128", "PCIe"});
+  expect_input_error("collective --platform dgx-a100 --gpus 8 --op alltoall --algo ring", {"--algo", "alltoall"});
+  expect_input_error("collective --platform dgx-a100 --gpus 8 --proto LL256", {"--proto", "LL256"});
 }
 
 }  // namespace

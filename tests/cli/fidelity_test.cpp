@@ -26,5 +26,23 @@ TEST_P(Fidelity, SteadyStateWithinTwoPercentOfStepByStep) {
 
 INSTANTIATE_TEST_SUITE_P(Presets, Fidelity, ::testing::Values("dgx-a100", "dgx1-v100", "pcie-8gpu", "dgx-h100"));
 
+double comm_s(const std::string& arguments, const std::string& fidelity) {
+  auto result = testing::run_scalecast("simulate --json --algo ring " + arguments + " --fidelity " + fidelity);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  return nlohmann::json::parse(result.out)["comm_s"].get<double>();
+}
+
+// Whole steps: a data-parallel GPT step at 256 GPUs (collectives alone on the network) and a
+// hybrid step whose activation copies and gradient rings share links (SimGrid's flows). The two
+// fidelities pay the same latencies, so they differ only where contention meets phases.
+TEST(FidelityOfSteps, SteadyStateWithinFivePercentOfStepByStep) {
+  const std::string two_branch = std::string(SCALECAST_SOURCE_DIR) + "/tests/data/workloads/two-branch.yaml";
+  for (const std::string& arguments : {std::string("--platform dgx-a100 --workload gpt --gpus 256"),
+                                      "--platform dgx-a100 --workload " + two_branch + " --strategy hybrid:2 --gpus 32"}) {
+    const double steady = comm_s(arguments, "steady"), step = comm_s(arguments, "step");
+    EXPECT_NEAR(steady, step, 0.05 * step) << arguments;
+  }
+}
+
 }  // namespace
 }  // namespace scalecast

@@ -26,6 +26,18 @@ TEST(Simulate, JsonHasTheContractFields) {
   EXPECT_GT(out["step_time_s"].get<double>(), out["compute_s"].get<double>() * 0.999);
 }
 
+// A forced algorithm applies to the collectives it fits (the gradient allreduces); a hybrid
+// step's activation copies (broadcasts) choose their own, and a warning says so.
+TEST(Simulate, ForcedAlgorithmAppliesWhereItFitsAndSaysWhereNot) {
+  const std::string two_branch = std::string(SCALECAST_SOURCE_DIR) + "/tests/data/workloads/two-branch.yaml";
+  auto result = run_scalecast("simulate --json --platform dgx-a100 --workload " + two_branch + " --strategy hybrid:2 --gpus 16 --algo tree");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto out = nlohmann::json::parse(result.out);
+  EXPECT_TRUE(out["algorithms"].contains("tree")) << out["algorithms"].dump();
+  ASSERT_FALSE(out["warnings"].empty());
+  EXPECT_NE(out["warnings"][0].get<std::string>().find("broadcast"), std::string::npos) << out["warnings"].dump();
+}
+
 TEST(Simulate, WithoutGradientsEveryScaleTakesTheOneGpuStepTime) {
   // A gradient bucket of 0 bytes makes every allreduce empty: DP adds nothing to the step.
   auto one = simulate("--platform dgx-a100 --workload resnet50 --gpus 1 --bucket 1GiB --zero-gradients");

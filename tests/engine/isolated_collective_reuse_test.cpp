@@ -1,5 +1,5 @@
-// A collective that runs alone on the network is simulated once and its cost reused for later
-// instances (ReplayOptions::reuse_isolated_collectives). The reuse must not change the answer:
+// A collective that runs alone on the network is timed in closed form, max-min sharing solved
+// directly (ReplayOptions::reuse_isolated_collectives). It must give what SimGrid's flows give:
 // the same DP step with and without it, the reference run in a child process (one SimGrid per
 // process).
 #include <gtest/gtest.h>
@@ -55,7 +55,7 @@ TEST(IsolatedCollectiveReuse, GivesTheSameStepAsSimulatingEveryInstance) {
   int reused = 0;
   const double reused_s = step_s(true, &reused);
   EXPECT_NEAR(reused_s, reference_s, reference_s * 1e-7);
-  EXPECT_EQ(reused, 6);  // 7 buckets: the first is simulated, the rest reuse its cost, scaled
+  EXPECT_EQ(reused, 7);  // every bucket: none needs flows on the network
 }
 
 }  // namespace

@@ -44,6 +44,25 @@ TEST(ClusterTopology, InterNodeRouteCrossesBothNics) {
   EXPECT_FALSE(mentions(names, "nvswitch"));
 }
 
+TEST(ClusterTopology, BuildsTheLevelsTheNicsNeed) {
+  // dgx-h100's two levels of radix 64 hold 2,048 NICs; 4,096 GPUs have 4,096: a third level.
+  // Routes between far-apart nodes cross both NICs and both leaves' uplinks, whose latency
+  // counts the two levels above the leaves.
+  start_simgrid();
+  auto topology = ClusterTopology::build(load_platform("dgx-h100"), 4096);
+  EXPECT_EQ(topology->network_plan().levels, 3);
+  for (int to : {8, 320, 2000, 4095}) {
+    auto names = route(*topology, 0, to);
+    EXPECT_TRUE(mentions(names, "n0.nic0")) << to;
+    EXPECT_TRUE(mentions(names, "n" + std::to_string(to / 8) + ".nic" + std::to_string(to % 8))) << to;
+  }
+  // GPU 2000's NIC is port 2000 (node-major), under leaf 2000 / 32 = 62.
+  EXPECT_TRUE(mentions(route(*topology, 0, 2000), "leaf62.up"));
+  const PlatformSpec spec = load_platform("dgx-h100");
+  EXPECT_NEAR(topology->route_latency_s(0, 2000),
+              2 * spec.node.nics[0].link.latency_s + 2 * 2 * spec.network.link.latency_s, 1e-15);
+}
+
 TEST(ClusterTopology, CubeMeshPairsWithoutNvlinkCrossPcieAndSockets) {
   start_simgrid();
   auto topology = ClusterTopology::build(load_platform("dgx1-v100"), 8);

@@ -2,7 +2,7 @@
 // sees it: ordering rings and lowering algorithms to flows, at cluster scale. No simulation.
 #include <benchmark/benchmark.h>
 
-#include "sim/collectives/collective_plan.h"
+#include "sim/collectives/collective_cost.h"
 #include "sim/platform/platform_yaml.h"
 
 namespace scalecast {
@@ -18,8 +18,8 @@ void plan(benchmark::State& state, const char* preset, CollectiveAlgorithm algor
   for (int r = 0; r < gpus; ++r) request.group.push_back(r);
   size_t flows = 0;
   for (auto _ : state) {
-    auto result = plan_collective(request, algorithm, CollectiveFidelity::steady_state, layout,
-                                  [](int, int) { return 1e-6; });
+    const GroupShape shape = group_shape(request, layout);  // NCCL's channel search is part of planning
+    auto result = plan_collective(request, algorithm, CollectiveFidelity::steady_state, layout, shape.graph);
     flows = result.phases.front().flows.size();
     benchmark::DoNotOptimize(result);
   }

@@ -55,7 +55,9 @@ std::string workload_option_help() {
 
 void add_collective_options(po::options_description& options) {
   options.add_options()
-      ("algo", po::value<std::string>()->default_value("auto"), "collective algorithm: ring|tree|hier|direct|auto")
+      ("algo", po::value<std::string>()->default_value("auto"),
+       "collective algorithm: auto (NCCL's pick) | ring | tree | nvls | hier | direct")
+      ("proto", po::value<std::string>()->default_value("auto"), "NCCL protocol: auto | LL | LL128 | Simple")
       ("fidelity", po::value<std::string>()->default_value("steady"),
        "collective fidelity: steady (pipelined steady state) | step (every ring step; validation)");
 }
@@ -63,8 +65,11 @@ void add_collective_options(po::options_description& options) {
 ReplayOptions collective_options(const po::variables_map& values) {
   ReplayOptions options;
   if (!parse_collective_algorithm(values["algo"].as<std::string>(), options.algorithm))
-    throw InputError("command line", "--algo", "expected ring, tree, hier, direct or auto, got '" +
+    throw InputError("command line", "--algo", "expected auto, ring, tree, nvls, hier or direct, got '" +
                                                    values["algo"].as<std::string>() + "'");
+  if (!parse_collective_protocol(values["proto"].as<std::string>(), options.protocol))
+    throw InputError("command line", "--proto", "expected auto, LL, LL128 or Simple, got '" +
+                                                    values["proto"].as<std::string>() + "'");
   const std::string fidelity = values["fidelity"].as<std::string>();
   if (fidelity != "steady" && fidelity != "step")
     throw InputError("command line", "--fidelity", "expected steady or step, got '" + fidelity + "'");

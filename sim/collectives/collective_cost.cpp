@@ -1,0 +1,247 @@
+#include "sim/collectives/collective_cost.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/collectives/ring_builder.h"
+#include "sim/core/input_error.h"
+
+namespace scalecast {
+
+namespace {
+
+bool is_hopper_or_newer(GpuArchitecture gpu) { return gpu == GpuArchitecture::hopper || gpu == GpuArchitecture::blackwell; }
+
+int log2_floor(int n) { return n > 1 ? static_cast<int>(std::floor(std::log2(n))) : 0; }
+
+// The ring's steps, and those of them that cross the network (tuning.cc: nsteps, nInterSteps).
+int ring_steps(CollectiveOp op, int ranks) {
+  switch (op) {
+    case CollectiveOp::allreduce: return 2 * (ranks - 1);
+    case CollectiveOp::allgather:
+    case CollectiveOp::reducescatter: return ranks - 1;
+    default: return ranks;
+  }
+}
+
+int ring_inter_steps(CollectiveOp op, int nodes) {
+  if (nodes <= 1) return 0;
+  return op == CollectiveOp::allreduce ? 2 * (nodes - 1) : nodes - 1;
+}
+
+// A step's latency over a path: NCCL's (which includes the hop's own latency), with the
+// platform's measured ring LL figures where it gives them.
+double step_s(StepPath path, CollectiveAlgorithm algorithm, CollectiveProtocol protocol, const PlatformSpec& spec) {
+  double nccl_s = nccl::step_latency_s(path, algorithm, protocol);
+  const CollectiveCalibration& measured = spec.collectives;
+  if (algorithm == CollectiveAlgorithm::ring && protocol == CollectiveProtocol::ll) {
+    if (path != StepPath::network && measured.intra_step_latency_s) nccl_s = *measured.intra_step_latency_s;
+    if (path == StepPath::network && measured.inter_step_latency_s) nccl_s = *measured.inter_step_latency_s;
+  }
+  return nccl_s;
+}
+
+double base_s(CollectiveAlgorithm algorithm, CollectiveProtocol protocol, const PlatformSpec& spec) {
+  if (algorithm == CollectiveAlgorithm::ring && protocol == CollectiveProtocol::ll && spec.collectives.base_latency_s)
+    return *spec.collectives.base_latency_s;
+  return nccl::base_latency_s(algorithm, protocol);
+}
+
+double ring_latency_s(CollectiveOp op, CollectiveProtocol protocol, const GroupShape& shape, const PlatformSpec& spec,
+                      double bytes) {
+  const auto ring = CollectiveAlgorithm::ring;
+  const int steps = ring_steps(op, shape.ranks);
+  double latency = base_s(ring, protocol, spec);
+  if (op == CollectiveOp::broadcast || op == CollectiveOp::reduce) {
+    // A pipelined chain: its first chunk crosses every hop, each at its own path's step latency
+    // (N - 1 of them across the network), Simple priced as a tree step as NCCL prices it.
+    const auto priced = protocol == CollectiveProtocol::simple ? CollectiveAlgorithm::tree : ring;
+    const int network_hops = std::max(0, shape.nodes - 1);
+    return latency + (steps - network_hops) * step_s(shape.graph.intra_path, priced, protocol, spec) +
+           network_hops * step_s(StepPath::network, priced, protocol, spec);
+  }
+  const int inter_steps = ring_inter_steps(op, shape.nodes);
+  double intra = step_s(shape.graph.intra_path, ring, protocol, spec);
+  if (shape.nodes > 1) intra = std::max(intra, nccl::net_overhead_s(spec.collectives.cpu_vendor, protocol));
+  // One GPU per node: every step is fully exposed, priced as a tree's network step.
+  const auto inter_kind = shape.per_node == 1 ? CollectiveAlgorithm::tree : ring;
+  latency += (steps - inter_steps) * intra + inter_steps * step_s(StepPath::network, inter_kind, protocol, spec);
+  // Multi-node Simple rings plateau: NCCL scales their latency up once chunks are not tiny.
+  const int channels = std::max(1, shape.graph.channels);
+  if (protocol == CollectiveProtocol::simple && shape.nodes > 1 && op == CollectiveOp::allreduce &&
+      bytes / (channels * shape.ranks) >= 64)
+    latency *= spec.node.gpu.architecture == GpuArchitecture::volta ? 1.9 : 1.4;
+  return latency;
+}
+
+double tree_latency_s(CollectiveProtocol protocol, const GroupShape& shape, const PlatformSpec& spec) {
+  const auto tree = CollectiveAlgorithm::tree;
+  return base_s(tree, protocol, spec) + 2 * ((shape.per_node - 1) * step_s(shape.graph.intra_path, tree, protocol, spec) +
+                                            log2_floor(shape.nodes) * step_s(StepPath::network, tree, protocol, spec));
+}
+
+// NVLS allreduce is two NVLS operations pipelined chunk by chunk: a reduce-scatter in the switch
+// (multimem.ld_reduce) and an all-gather from it (multimem.st). A chunk goes through both, so the
+// pipeline's latency is both stages' NCCL NVLS latency (25 us each on NVLink; NCCL's model
+// charges one). On top, a Simple step for every loop of (channels x heads x chunk) bytes NVLS
+// makes over the buffer (calcCollChunking: the chunk shrinks from 128 KiB to 16 KiB for smaller
+// buffers), which NCCL's model leaves out.
+double nvls_latency_s(const GroupShape& shape, const PlatformSpec& spec, double bytes) {
+  const int concurrent = nccl::kNvlsChannels * shape.ranks;
+  const double loop_bytes = concurrent * nccl::nvls_chunk_bytes(bytes, concurrent);
+  const double loops = std::ceil(bytes / loop_bytes);
+  return 2 * nccl::step_latency_s(StepPath::nvlink, CollectiveAlgorithm::nvls, CollectiveProtocol::simple) +
+         loops * step_s(StepPath::nvlink, CollectiveAlgorithm::ring, CollectiveProtocol::simple, spec);
+}
+
+// Scalecast's hierarchical allreduce: a ring reduce-scatter and allgather inside the node and a
+// ring allreduce per rail across nodes, one launch.
+double hierarchical_latency_s(const GroupShape& shape, const PlatformSpec& spec, double bytes) {
+  const auto simple = CollectiveProtocol::simple;
+  GroupShape node = shape, rail = shape;
+  node.ranks = shape.per_node;
+  node.nodes = 1;
+  rail.ranks = shape.nodes;
+  rail.per_node = 1;
+  const double base = base_s(CollectiveAlgorithm::ring, simple, spec);
+  return ring_latency_s(CollectiveOp::reducescatter, simple, node, spec, bytes) +
+         ring_latency_s(CollectiveOp::allreduce, simple, rail, spec, bytes / shape.per_node) +
+         ring_latency_s(CollectiveOp::allgather, simple, node, spec, bytes) - 2 * base;
+}
+
+double direct_latency_s(const GroupShape& shape, const PlatformSpec& spec) {
+  const auto simple = CollectiveProtocol::simple;
+  const StepPath path = shape.nodes > 1 ? StepPath::network : shape.graph.intra_path;
+  return base_s(CollectiveAlgorithm::ring, simple, spec) + step_s(path, CollectiveAlgorithm::ring, simple, spec);
+}
+
+bool nvls_available(const GroupShape& shape, const PlatformSpec& spec) {
+  return spec.node.nvswitch && spec.node.nvswitch->nvls && is_hopper_or_newer(spec.node.gpu.architecture) &&
+         shape.nodes == 1 && shape.ranks >= 2;
+}
+
+// NCCL enables LL128 by default only between GPUs of one generation joined by NVLink (up to one
+// NVLink relay), with the NIC close to the GPUs (the presets' NICs are).
+bool ll128_enabled(const GroupShape& shape) { return shape.graph.intra_path == StepPath::nvlink || shape.per_node == 1; }
+
+[[noreturn]] void refuse(const std::string& parameter, const std::string& why) { throw RequestError(parameter, why); }
+
+}  // namespace
+
+GroupShape group_shape(const CollectiveRequest& request, const ClusterLayout& layout) {
+  GroupShape shape;
+  const auto nodes = members_by_node(request.group, layout);
+  shape.ranks = static_cast<int>(request.group.size());
+  shape.nodes = static_cast<int>(nodes.size());
+  std::vector<int> local;
+  for (int rank : nodes.front()) local.push_back(layout.local_index(rank));
+  for (const auto& members : nodes) {
+    shape.per_node = std::max<int>(shape.per_node, static_cast<int>(members.size()));
+    std::vector<int> own;
+    for (int rank : members) own.push_back(layout.local_index(rank));
+    shape.uniform = shape.uniform && own == local;
+  }
+  shape.graph = search_channels(*layout.spec, local, shape.nodes);
+  return shape;
+}
+
+void check_applicable(CollectiveOp op, const CollectiveChoice& choice, const GroupShape& shape, const PlatformSpec& spec) {
+  const std::string op_name = to_string(op);
+  switch (choice.algorithm) {
+    case CollectiveAlgorithm::automatic: break;
+    case CollectiveAlgorithm::ring:
+      if (op == CollectiveOp::alltoall) refuse("algorithm", "ring does not run alltoall; NCCL sends every pair directly (direct)");
+      break;
+    case CollectiveAlgorithm::tree:
+      if (op != CollectiveOp::allreduce)
+        refuse("algorithm", "tree is an allreduce algorithm; NCCL runs " + op_name + " as a ring");
+      break;
+    case CollectiveAlgorithm::nvls:
+      if (op != CollectiveOp::allreduce) refuse("algorithm", "nvls is modelled for allreduce only");
+      if (!nvls_available(shape, spec))
+        refuse("algorithm", "nvls needs one node whose NVSwitches reduce in place (NVLink SHARP: third-generation "
+                            "NVSwitch and Hopper or newer GPUs; platform '" + spec.name + "' " +
+                            (shape.nodes > 1 ? "spans " + std::to_string(shape.nodes) + " nodes here" : "has none") + ")");
+      break;
+    case CollectiveAlgorithm::hierarchical:
+      if (op != CollectiveOp::allreduce) refuse("algorithm", "hier is an allreduce algorithm");
+      if (shape.nodes < 2 || shape.per_node < 2 || !shape.uniform)
+        refuse("algorithm", "hier needs several nodes holding the same GPUs, at least 2 each");
+      break;
+    case CollectiveAlgorithm::direct:
+      if (op != CollectiveOp::alltoall) refuse("algorithm", "direct runs alltoall only; " + op_name + " runs as a ring or tree");
+      break;
+  }
+  if (choice.protocol == CollectiveProtocol::automatic) return;
+  const std::string proto = to_string(choice.protocol);
+  const bool simple_only = choice.algorithm == CollectiveAlgorithm::nvls || choice.algorithm == CollectiveAlgorithm::direct ||
+                           choice.algorithm == CollectiveAlgorithm::hierarchical || op == CollectiveOp::alltoall;
+  if (simple_only && choice.protocol != CollectiveProtocol::simple)
+    refuse("protocol", std::string(choice.algorithm == CollectiveAlgorithm::automatic ? to_string(op) : to_string(choice.algorithm)) +
+                           " runs with the Simple protocol only, not " + proto);
+  if (choice.protocol == CollectiveProtocol::ll128 && !ll128_enabled(shape))
+    refuse("protocol", "LL128 is enabled only between GPUs joined by NVLink; on platform '" + spec.name +
+                           "' these GPUs talk over PCIe");
+}
+
+std::vector<CollectiveChoice> candidate_choices(CollectiveOp op, const CollectiveChoice& fixed, const GroupShape& shape,
+                                                const PlatformSpec& spec) {
+  using A = CollectiveAlgorithm;
+  using P = CollectiveProtocol;
+  std::vector<A> algorithms;
+  if (op == CollectiveOp::alltoall) algorithms = {A::direct};
+  else if (op == CollectiveOp::allreduce) algorithms = {A::ring, A::tree, A::nvls};
+  else algorithms = {A::ring};
+  if (fixed.algorithm != A::automatic) algorithms = {fixed.algorithm};
+  std::vector<CollectiveChoice> choices;
+  for (A algorithm : algorithms) {
+    if (algorithm == A::nvls && !nvls_available(shape, spec)) continue;
+    const bool simple_only = algorithm == A::nvls || algorithm == A::direct || algorithm == A::hierarchical;
+    for (P protocol : {P::ll, P::ll128, P::simple}) {
+      if (simple_only && protocol != P::simple) continue;
+      if (protocol == P::ll128 && !ll128_enabled(shape)) continue;
+      if (fixed.protocol != P::automatic && protocol != fixed.protocol) continue;
+      choices.push_back({algorithm, protocol});
+    }
+  }
+  return choices;
+}
+
+double collective_latency_s(CollectiveOp op, const CollectiveChoice& choice, const GroupShape& shape,
+                            const PlatformSpec& spec, double bytes) {
+  switch (choice.algorithm) {
+    case CollectiveAlgorithm::tree: return tree_latency_s(choice.protocol, shape, spec);
+    case CollectiveAlgorithm::nvls: return nvls_latency_s(shape, spec, bytes);
+    case CollectiveAlgorithm::hierarchical: return hierarchical_latency_s(shape, spec, bytes);
+    case CollectiveAlgorithm::direct: return direct_latency_s(shape, spec);
+    default: return ring_latency_s(op, choice.protocol, shape, spec, bytes);
+  }
+}
+
+double wire_factor(CollectiveOp op, const CollectiveChoice& choice, const GroupShape& shape, const PlatformSpec& spec,
+                   double bytes) {
+  double fraction = nccl::data_fraction(choice.algorithm, choice.protocol, spec.node.gpu.architecture, shape.nodes);
+  if (choice.algorithm == CollectiveAlgorithm::tree && op == CollectiveOp::allreduce)
+    fraction *= nccl::tree_correction(choice.protocol, bytes);
+  return 1.0 / fraction;
+}
+
+double min_transfer_s(CollectiveOp op, const CollectiveChoice& choice, const GroupShape& shape,
+                      const PlatformSpec& spec, double bytes) {
+  const double cap_Bps = nccl::busbw_cap_Bps(choice.algorithm, choice.protocol, spec.node.gpu.architecture,
+                                             spec.collectives.cpu_vendor, shape.nodes, shape.graph.channels);
+  if (!std::isfinite(cap_Bps) || shape.ranks < 2) return 0;
+  // Bus bandwidth to algorithm bandwidth as NCCL converts it: x n/steps for rings, x 1/2 for trees.
+  const double algbw_Bps = choice.algorithm == CollectiveAlgorithm::tree
+                               ? cap_Bps / 2
+                               : cap_Bps * shape.ranks / std::max(1, ring_steps(op, shape.ranks));
+  return bytes / algbw_Bps;
+}
+
+int channels_used(const CollectiveChoice& choice, const GroupShape& shape) {
+  if (choice.algorithm == CollectiveAlgorithm::nvls) return nccl::kNvlsChannels;
+  if (choice.algorithm == CollectiveAlgorithm::direct) return 1;
+  return shape.graph.channels;
+}
+
+}  // namespace scalecast

@@ -1,0 +1,193 @@
+#include "sim/engine/collective_catalog.h"
+
+#include <simgrid/s4u/Link.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <unordered_map>
+
+#include "sim/collectives/ring_builder.h"
+#include "sim/engine/isolated_transfer.h"
+#include "sim/platform/cluster_topology.h"
+
+namespace scalecast {
+
+namespace sg = simgrid::s4u;
+
+CollectiveCatalog::CollectiveCatalog(const ClusterTopology& topology, const ClusterLayout& layout, CollectiveChoice fixed,
+                                     CollectiveFidelity fidelity, bool fold_nodes)
+    : topology_(topology), layout_(layout), fixed_(fixed), fidelity_(fidelity), fold_nodes_(fold_nodes) {}
+
+void CollectiveCatalog::check(const Communicator& comm, CollectiveOp op) const {
+  // Groups alike (same GPUs of their nodes, as many nodes) fit alike: check one of each kind.
+  std::set<std::pair<std::vector<int>, int>> checked;
+  for (const auto& group : comm.groups) {
+    if (group.size() < 2) continue;
+    const auto nodes = members_by_node(group, layout_);
+    std::vector<int> local;
+    for (int rank : nodes.front()) local.push_back(layout_.local_index(rank));
+    if (!checked.emplace(local, static_cast<int>(nodes.size())).second) continue;
+    check_applicable(op, fixed_, group_shape({op, kReferenceBytes, group, 0}, layout_), *layout_.spec);
+  }
+}
+
+const GroupShape& CollectiveCatalog::shape_of(const Communicator& comm, int component, const std::vector<int>& groups) {
+  auto [it, added] = shapes_.try_emplace({comm.id, component});
+  if (added)
+    it->second = group_shape({CollectiveOp::allreduce, kReferenceBytes, comm.groups[groups.front()], 0}, layout_);
+  return it->second;
+}
+
+// Returns the groups to simulate: one node's, when node folding applies, or all of them.
+std::vector<int> CollectiveCatalog::groups_to_simulate(const Communicator& comm, const std::vector<int>& groups) const {
+  if (!fold_nodes_ || groups.size() < 2) return groups;
+  const int per_node = layout_.gpus_per_node;
+  std::map<int, std::set<std::vector<int>>> shapes_by_node;  // node -> its groups, as local indices
+  std::map<int, std::vector<int>> groups_by_node;
+  for (int g : groups) {
+    const auto& ranks = comm.groups[g];
+    const int node = layout_.node_of(ranks.front());
+    std::vector<int> shape;
+    for (int r : ranks) {
+      if (layout_.node_of(r) != node) return groups;
+      shape.push_back(r - node * per_node);
+    }
+    shapes_by_node[node].insert(std::move(shape));
+    groups_by_node[node].push_back(g);
+  }
+  if (static_cast<int>(shapes_by_node.size()) != topology_.nodes()) return groups;
+  for (const auto& [node, shapes] : shapes_by_node)
+    if (shapes != shapes_by_node.begin()->second) return groups;
+  return groups_by_node.begin()->second;
+}
+
+PreparedCollective& CollectiveCatalog::prepared(const Communicator& comm, int component, const std::vector<int>& groups,
+                                                CollectiveOp op, int root, CollectiveAlgorithm algorithm) {
+  auto key = std::make_tuple(comm.id, component, static_cast<int>(op), root, static_cast<int>(algorithm));
+  auto& slot = prepared_[key];
+  if (slot) return *slot;
+  slot = std::make_unique<PreparedCollective>();
+  slot->algorithm = algorithm;
+  const GroupShape& shape = shape_of(comm, component, groups);
+  const std::vector<int> simulated = groups_to_simulate(comm, groups);
+  slot->folded = simulated.size() < groups.size();
+  for (int g : simulated)
+    slot->plans.push_back(
+        plan_collective({op, kReferenceBytes, comm.groups[g], root}, algorithm, fidelity_, layout_, shape.graph));
+  for (const auto& plan : slot->plans)
+    for (const auto& phase : plan.phases) slot->flow_count += static_cast<long>(phase.flows.size());
+  return *slot;
+}
+
+// Flows between the same two GPUs follow the same route. Where no other flow of the phase
+// touches that route's links, they can run as one flow carrying their total: max-min sharing
+// gives them the same finish time either way, and SimGrid 3.32's cost per flow completion grows
+// with the number of flows in flight (CommImpl::finish), so the phase runs much faster. NCCL
+// rings over NVSwitch repeat each intra-node edge in every channel; this folds them.
+std::vector<Flow> CollectiveCatalog::merge_exclusive_flows(const std::vector<const Flow*>& flows) const {
+  std::map<std::pair<int, int>, std::vector<const Flow*>> by_pair;
+  for (const Flow* f : flows) by_pair[{f->source_rank, f->destination_rank}].push_back(f);
+  std::map<std::pair<int, int>, std::vector<sg::Link*>> routes;
+  std::unordered_map<const sg::Link*, int> pairs_on_link;
+  for (const auto& [key, members] : by_pair) {
+    auto& links = routes[key];
+    links = topology_.route(key.first, key.second);
+    for (auto* link : links) ++pairs_on_link[link];
+  }
+  std::vector<Flow> out;
+  out.reserve(flows.size());
+  for (const auto& [key, members] : by_pair) {
+    bool exclusive = true;
+    for (auto* link : routes[key]) exclusive = exclusive && pairs_on_link[link] == 1;
+    if (!exclusive) {
+      for (const Flow* f : members) out.push_back(*f);
+      continue;
+    }
+    Flow merged = *members.front();
+    for (size_t i = 1; i < members.size(); ++i) merged.bytes += members[i]->bytes;
+    out.push_back(merged);
+  }
+  return out;
+}
+
+const std::vector<PreparedPhase>& CollectiveCatalog::host_phases(PreparedCollective& prepared) {
+  if (!prepared.phases.empty() || prepared.plans.empty()) return prepared.phases;
+  // Concurrent groups run their phases side by side: phase i of every plan at once.
+  size_t phases = 0;
+  for (const auto& plan : prepared.plans) phases = std::max(phases, plan.phases.size());
+  for (size_t i = 0; i < phases; ++i) {
+    std::vector<const Flow*> flows;
+    for (const auto& plan : prepared.plans)
+      if (i < plan.phases.size())
+        for (const Flow& f : plan.phases[i].flows)
+          if (f.bytes > 0) flows.push_back(&f);
+    PreparedPhase phase;
+    for (const Flow& flow : merge_exclusive_flows(flows))
+      phase.flows.push_back({topology_.source_host(flow.source_rank, flow.destination_rank),
+                             topology_.destination_host(flow.source_rank, flow.destination_rank), flow.bytes});
+    prepared.phases.push_back(std::move(phase));
+  }
+  return prepared.phases;
+}
+
+// The plans' transfer on an idle network, phase after phase, as SimGrid would share it.
+double CollectiveCatalog::alone_transfer_s(PreparedCollective& prepared) {
+  if (prepared.alone_transfer_s) return *prepared.alone_transfer_s;
+  std::unordered_map<const sg::Link*, int> link_index;
+  std::vector<double> capacity_Bps;
+  std::map<std::pair<int, int>, std::vector<int>> routes;
+  auto route_of = [&](int from, int to) -> const std::vector<int>& {
+    auto [it, added] = routes.try_emplace({from, to});
+    if (added)
+      for (const sg::Link* link : topology_.route(from, to)) {
+        auto [entry, fresh] = link_index.try_emplace(link, static_cast<int>(capacity_Bps.size()));
+        if (fresh) capacity_Bps.push_back(link->get_bandwidth());
+        it->second.push_back(entry->second);
+      }
+    return it->second;
+  };
+  size_t phases = 0;
+  for (const auto& plan : prepared.plans) phases = std::max(phases, plan.phases.size());
+  double total_s = 0;
+  for (size_t i = 0; i < phases; ++i) {
+    std::vector<SolverFlow> flows;
+    for (const auto& plan : prepared.plans)
+      if (i < plan.phases.size())
+        for (const Flow& f : plan.phases[i].flows) flows.push_back({route_of(f.source_rank, f.destination_rank), f.bytes});
+    total_s += isolated_transfer_s(flows, capacity_Bps);
+  }
+  prepared.alone_transfer_s = total_s;
+  return total_s;
+}
+
+ResolvedCollective CollectiveCatalog::resolve(const Communicator& comm, int component, const std::vector<int>& groups,
+                                              CollectiveOp op, double bytes, int root) {
+  const GroupShape& shape = shape_of(comm, component, groups);
+  const PlatformSpec& spec = *layout_.spec;
+  const CollectiveChoice fixed = free_ops_.count(static_cast<int>(op)) ? CollectiveChoice{CollectiveAlgorithm::automatic, CollectiveProtocol::automatic} : fixed_;
+  const auto candidates = candidate_choices(op, fixed, shape, spec);
+  std::optional<ResolvedCollective> best;
+  for (const CollectiveChoice& choice : candidates) {
+    ResolvedCollective r;
+    r.choice = choice;
+    r.channels = channels_used(choice, shape);
+    r.latency_s = collective_latency_s(op, choice, shape, spec, bytes);
+    r.min_transfer_s = min_transfer_s(op, choice, shape, spec, bytes);
+    r.flow_scale = bytes / kReferenceBytes * wire_factor(op, choice, shape, spec, bytes);
+    // A pair whose latency and cap alone already lose needs no flows.
+    if (best && r.latency_s + r.min_transfer_s >= best->alone_s) continue;
+    r.prepared = &prepared(comm, component, groups, op, root, choice.algorithm);
+    if (candidates.size() > 1) r.alone_s = alone_s(r);
+    if (!best || r.alone_s < best->alone_s * (1 - 1e-12)) best = r;
+  }
+  return *best;
+}
+
+double CollectiveCatalog::alone_s(ResolvedCollective& r) {
+  if (std::isnan(r.alone_s)) r.alone_s = r.latency_s + std::max(alone_transfer_s(*r.prepared) * r.flow_scale, r.min_transfer_s);
+  return r.alone_s;
+}
+
+}  // namespace scalecast

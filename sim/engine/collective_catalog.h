@@ -1,0 +1,99 @@
+// The engine's collectives, prepared once per communicator component and algorithm: the
+// groups' plans lowered to flows between hosts (for SimGrid) and their transfer time alone on
+// the network (for the closed form), both at a reference size that every instance scales.
+// Also picks `auto`'s (algorithm, protocol): the pair whose time alone on the network --
+// NCCL's latency + max(the flows' transfer, NCCL's bandwidth cap) -- is lowest, the way NCCL
+// picks the pair its model predicts fastest (collective_cost.h).
+//
+// Node folding. A node's intra-node routes use only that node's links, so when each group of
+// a collective lies inside one node, the same groups recur on every node (shifted by whole
+// nodes), and every node runs the same programs, each node's copy of the collective meets on
+// its links exactly the traffic the other nodes meet on theirs. The flows of one node then
+// stand for all: that node's links carry what they would in the full simulation, and traffic
+// that leaves a node (gradient rings and trees, simulated in full) is slowed there as
+// everywhere. This keeps hybrid workers' activation copies affordable: 2,048 workers' copies
+// are 8 flows, not 2,048.
+#pragma once
+
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "sim/collectives/collective_cost.h"
+#include "sim/engine/flow_ports.h"
+#include "sim/trace/execution_graph.h"
+
+namespace scalecast {
+
+class ClusterTopology;
+
+struct PreparedPhase {
+  std::vector<HostFlow> flows;  // at the reference size, data bytes
+};
+
+// One communicator component's collective for one (op, root, algorithm), at the reference size.
+struct PreparedCollective {
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  std::vector<CollectivePlan> plans;   // one per simulated group
+  bool folded = false;                 // one node's groups stand for every node's
+  std::vector<PreparedPhase> phases;   // host flows, built on first SimGrid run
+  std::optional<double> alone_transfer_s;  // on an idle network, built on first need
+  long flow_count = 0;
+};
+
+// An instance resolved: what runs, and its closed-form parts for its size.
+struct ResolvedCollective {
+  PreparedCollective* prepared = nullptr;
+  CollectiveChoice choice;
+  int channels = 0;
+  double latency_s = 0;
+  double min_transfer_s = 0;  // NCCL's bandwidth cap for the pair
+  double flow_scale = 0;      // reference flows x this = the instance's wire bytes
+  double alone_s = std::numeric_limits<double>::quiet_NaN();  // alone on the network; see alone_s()
+};
+
+class CollectiveCatalog {
+ public:
+  // `fold_nodes`: fold node-local groups when every node runs the same programs.
+  CollectiveCatalog(const ClusterTopology& topology, const ClusterLayout& layout, CollectiveChoice fixed,
+                    CollectiveFidelity fidelity, bool fold_nodes);
+
+  // Throws RequestError when the fixed algorithm or protocol does not apply to `op` on the
+  // communicator's groups. Called before the simulation starts.
+  void check(const Communicator& comm, CollectiveOp op) const;
+  // Lets `op` choose its own pair (auto): a job whose collectives the fixed pair fits only in
+  // part (hybrid steps: gradient allreduces, activation copies as broadcasts).
+  void choose_freely(CollectiveOp op) { free_ops_.insert(static_cast<int>(op)); }
+
+  ResolvedCollective resolve(const Communicator& comm, int component, const std::vector<int>& groups, CollectiveOp op,
+                             double bytes, int root);
+  // The instance's time alone on an idle network, in closed form (computed once, then kept).
+  double alone_s(ResolvedCollective& resolved);
+  // The host flows of a prepared collective (built once).
+  const std::vector<PreparedPhase>& host_phases(PreparedCollective& prepared);
+
+  static constexpr double kReferenceBytes = 1 << 20;
+
+ private:
+  const GroupShape& shape_of(const Communicator& comm, int component, const std::vector<int>& groups);
+  PreparedCollective& prepared(const Communicator& comm, int component, const std::vector<int>& groups, CollectiveOp op,
+                               int root, CollectiveAlgorithm algorithm);
+  double alone_transfer_s(PreparedCollective& prepared);
+  std::vector<int> groups_to_simulate(const Communicator& comm, const std::vector<int>& groups) const;
+  std::vector<Flow> merge_exclusive_flows(const std::vector<const Flow*>& flows) const;
+
+  const ClusterTopology& topology_;
+  ClusterLayout layout_;
+  CollectiveChoice fixed_;
+  CollectiveFidelity fidelity_;
+  bool fold_nodes_;
+  std::map<std::pair<int, int>, GroupShape> shapes_;  // (communicator, component)
+  std::set<int> free_ops_;
+  std::map<std::tuple<int, int, int, int, int>, std::unique_ptr<PreparedCollective>> prepared_;
+};
+
+}  // namespace scalecast

@@ -1,0 +1,133 @@
+// NCCL's tuning model as scalecast computes it, against the figures NCCL's own formulas give
+// (shared/NCCL-CALIBRATION.md, src/graph/tuning.cc and search.cc): latencies, the channel
+// search on the presets' nodes, the pairs auto chooses among, and the pairs it must refuse.
+#include <gtest/gtest.h>
+
+#include "sim/collectives/collective_cost.h"
+#include "sim/core/input_error.h"
+#include "sim/platform/platform_yaml.h"
+
+namespace scalecast {
+namespace {
+
+constexpr double kUs = 1e-6;
+
+GroupShape shape_of(const PlatformSpec& spec, int gpus) {
+  ClusterLayout layout{&spec, std::min(gpus, spec.node.gpus)};
+  CollectiveRequest request{CollectiveOp::allreduce, 1e6, {}, 0};
+  for (int r = 0; r < gpus; ++r) request.group.push_back(r);
+  return group_shape(request, layout);
+}
+
+double latency_us(const std::string& preset, int gpus, CollectiveAlgorithm algorithm, CollectiveProtocol protocol,
+                  CollectiveOp op = CollectiveOp::allreduce) {
+  const PlatformSpec spec = load_platform(preset);
+  return collective_latency_s(op, {algorithm, protocol}, shape_of(spec, gpus), spec, 4) / kUs;
+}
+
+TEST(NcclModel, TreeLatencyMatchesNcclsLoggedPrediction) {
+  // nccl #1453: 3 nodes x 8 H100, 4 B allreduce, Tree/LL predicted 25.2 us = 6.8 + 2 (7 x 0.6 + 1 x 5.0).
+  EXPECT_NEAR(latency_us("dgx-h100", 24, CollectiveAlgorithm::tree, CollectiveProtocol::ll), 25.2, 1e-9);
+}
+
+TEST(NcclModel, RingAndTreeLatenciesAcrossNodesAsNcclDerivesThem) {
+  // The sheet's derived figures at 8 GPUs per node, Tree/LL vs Ring/LL.
+  struct Case {
+    int nodes;
+    double tree_us, ring_us;
+  };
+  for (const Case& c : {Case{2, 25.2, 40.0}, Case{32, 65.2, 622.0}, Case{128, 85.2, 2484.4}}) {
+    EXPECT_NEAR(latency_us("dgx-h100", 8 * c.nodes, CollectiveAlgorithm::tree, CollectiveProtocol::ll), c.tree_us, 0.05);
+    EXPECT_NEAR(latency_us("dgx-h100", 8 * c.nodes, CollectiveAlgorithm::ring, CollectiveProtocol::ll), c.ring_us, 0.05);
+  }
+}
+
+TEST(NcclModel, ChainLatencyPaysEachHopAtItsOwnPath) {
+  // Broadcast over 1,024 H100s (128 nodes): n = 1,024 steps, 127 of them across the network:
+  // 6.6 + 897 x 0.6 + 127 x 2.7 = 887.8 us (not 1,024 network steps, 2.8 ms).
+  EXPECT_NEAR(latency_us("dgx-h100", 1024, CollectiveAlgorithm::ring, CollectiveProtocol::ll, CollectiveOp::broadcast),
+              6.6 + 897 * 0.6 + 127 * 2.7, 1e-9);
+}
+
+TEST(NcclModel, SingleNodeRingLatencyPaysEachStepOnce) {
+  // 8 GPUs, ring LL: 6.6 + 14 x 0.6 = 15.0 us, the links' own latency not added on top.
+  EXPECT_NEAR(latency_us("dgx-h100", 8, CollectiveAlgorithm::ring, CollectiveProtocol::ll), 15.0, 1e-9);
+  // The DGX-A100 preset's measured ring LL figures (nccl-tests #123): 5.6 + 14 x 2.0.
+  EXPECT_NEAR(latency_us("dgx-a100", 8, CollectiveAlgorithm::ring, CollectiveProtocol::ll), 33.6, 1e-9);
+  // Simple over NVLink: 8.4 + 14 x 3.4.
+  EXPECT_NEAR(latency_us("dgx-h100", 8, CollectiveAlgorithm::ring, CollectiveProtocol::simple), 56.0, 1e-9);
+}
+
+TEST(NcclModel, ChannelSearchFindsNcclsChannelsOnThePresets) {
+  struct Case {
+    const char* preset;
+    int gpus;
+    int channels;
+    double bw_GBps;
+  };
+  // One node: NVLink totals 12 x 20 (A100), 18 x 20.6 (H100), 6 rings on the cube-mesh; NCCL
+  // duplicates fast channels. Several nodes: one channel per NIC at the NIC's speed.
+  for (const Case& c : {Case{"dgx-a100", 8, 12, 20}, Case{"dgx-h100", 8, 12, 30}, Case{"dgx1-v100", 8, 6, 20},
+                        Case{"dgx-a100", 16, 8, 24}, Case{"dgx1-v100", 16, 4, 12}, Case{"dgx-h100", 16, 8, 45}}) {
+    const GroupShape shape = shape_of(load_platform(c.preset), c.gpus);
+    EXPECT_EQ(shape.graph.channels, c.channels) << c.preset << " on " << c.gpus;
+    EXPECT_DOUBLE_EQ(shape.graph.channel_bw_GBps, c.bw_GBps) << c.preset << " on " << c.gpus;
+  }
+}
+
+TEST(NcclModel, ProtocolCapsFollowNcclsTables) {
+  const PlatformSpec a100 = load_platform("dgx-a100");
+  const GroupShape shape = shape_of(a100, 8);
+  // Ring LL: at most llMax = 87.7 GB/s of bus bandwidth on one Ampere node; as algorithm
+  // bandwidth x 8/14.
+  const double bytes = 1e9;
+  EXPECT_NEAR(min_transfer_s(CollectiveOp::allreduce, {CollectiveAlgorithm::ring, CollectiveProtocol::ll}, shape, a100, bytes),
+              bytes / (87.7e9 * 8 / 14), 1e-12);
+  // LL carries half its bytes as data; LL128 120/128 (NCCL's 0.92); Simple all.
+  EXPECT_DOUBLE_EQ(wire_factor(CollectiveOp::allreduce, {CollectiveAlgorithm::ring, CollectiveProtocol::ll}, shape, a100, bytes), 2.0);
+  EXPECT_DOUBLE_EQ(wire_factor(CollectiveOp::allreduce, {CollectiveAlgorithm::ring, CollectiveProtocol::ll128}, shape, a100, bytes),
+                   1 / 0.92);
+  EXPECT_DOUBLE_EQ(wire_factor(CollectiveOp::allreduce, {CollectiveAlgorithm::ring, CollectiveProtocol::simple}, shape, a100, bytes), 1.0);
+}
+
+TEST(NcclModel, AutoChoosesAmongNcclsEnabledPairs) {
+  auto count = [](const char* preset, int gpus, CollectiveOp op) {
+    const PlatformSpec spec = load_platform(preset);
+    return candidate_choices(op, {CollectiveAlgorithm::automatic, CollectiveProtocol::automatic}, shape_of(spec, gpus), spec).size();
+  };
+  EXPECT_EQ(count("dgx-h100", 8, CollectiveOp::allreduce), 7u);   // ring x 3, tree x 3, NVLS Simple
+  EXPECT_EQ(count("dgx-h100", 16, CollectiveOp::allreduce), 6u);  // no NVLS across nodes (needs CollNet)
+  EXPECT_EQ(count("dgx-a100", 8, CollectiveOp::allreduce), 6u);   // no NVLS before Hopper
+  EXPECT_EQ(count("pcie-8gpu", 8, CollectiveOp::allreduce), 4u);  // no LL128 over PCIe
+  EXPECT_EQ(count("dgx-a100", 8, CollectiveOp::allgather), 3u);   // ring only
+  EXPECT_EQ(count("dgx-a100", 8, CollectiveOp::alltoall), 1u);    // direct, Simple
+}
+
+void expect_refused(const char* preset, int gpus, CollectiveOp op, CollectiveAlgorithm algorithm, CollectiveProtocol protocol,
+                    const std::string& parameter) {
+  const PlatformSpec spec = load_platform(preset);
+  try {
+    check_applicable(op, {algorithm, protocol}, shape_of(spec, gpus), spec);
+    ADD_FAILURE() << to_string(algorithm) << "/" << to_string(protocol) << " for " << to_string(op) << " on " << preset
+                  << " was accepted";
+  } catch (const RequestError& e) {
+    EXPECT_EQ(e.parameter(), parameter) << e.what();
+  }
+}
+
+TEST(NcclModel, PairsThatDoNotApplyAreRefusedNotReplaced) {
+  using A = CollectiveAlgorithm;
+  using P = CollectiveProtocol;
+  expect_refused("dgx-a100", 8, CollectiveOp::broadcast, A::tree, P::automatic, "algorithm");
+  expect_refused("dgx-a100", 8, CollectiveOp::allreduce, A::nvls, P::automatic, "algorithm");
+  expect_refused("dgx-h100", 16, CollectiveOp::allreduce, A::nvls, P::automatic, "algorithm");
+  expect_refused("dgx-h100", 8, CollectiveOp::allreduce, A::nvls, P::ll, "protocol");
+  expect_refused("pcie-8gpu", 8, CollectiveOp::allreduce, A::ring, P::ll128, "protocol");
+  expect_refused("dgx-a100", 8, CollectiveOp::alltoall, A::ring, P::automatic, "algorithm");
+  expect_refused("dgx-a100", 8, CollectiveOp::allreduce, A::hierarchical, P::automatic, "algorithm");
+  const PlatformSpec h100 = load_platform("dgx-h100");
+  EXPECT_NO_THROW(check_applicable(CollectiveOp::allreduce, {A::nvls, P::simple}, shape_of(h100, 8), h100));
+}
+
+}  // namespace
+}  // namespace scalecast
