@@ -98,6 +98,13 @@ void Recorder::add_dropped(uint64_t records) {
   records_.dropped_records += records;
 }
 
+void Recorder::mark_group_simulated(uint64_t group_id, uint64_t group_start_ns) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  // The group's calls are the latest of their thread: search back to the group's start only.
+  for (auto it = records_.nccl_calls.rbegin(); it != records_.nccl_calls.rend() && it->host_start_ns >= group_start_ns; ++it)
+    if (it->group_id == group_id) it->result = NcclCall::kSimulated;
+}
+
 void Recorder::set_gpu_name(const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (records_.gpu_name.empty()) records_.gpu_name = name;

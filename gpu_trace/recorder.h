@@ -42,6 +42,9 @@ class Recorder {
   void add(const CpuRange& record);
   void add(const CommunicatorRecord& record);
   void add(const NcclCall& record);
+  // The calls of NCCL group `group_id` (begun at `group_start_ns`) ended with
+  // ncclGroupSimulateEnd: they never ran; their result becomes NcclCall::kSimulated.
+  void mark_group_simulated(uint64_t group_id, uint64_t group_start_ns);
   void set_gpu_name(const std::string& name);
   void add_overhead_ns(uint64_t ns) { overhead_ns_ += ns; }
   void add_dropped(uint64_t records);  // lost before they reached the recorder (CUPTI's buffers)
