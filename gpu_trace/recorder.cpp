@@ -10,7 +10,7 @@
 #include <fstream>
 
 #include "gpu_trace/convert.h"
-#include "gpu_trace/rank_files.h"
+#include "gpu_trace/rank_sidecar.h"
 #include "gpu_trace/record_io.h"
 #include "sim/core/input_error.h"
 
@@ -150,7 +150,7 @@ void Recorder::flush() {
       write_records(records, out);
     }
     capture.metadata["capture.convert_s"] = std::to_string((monotonic_ns() - start) * 1e-9);
-    write_rank_files(capture, folder);
+    write_rank_capture(capture, folder);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scalecast gpu_trace: error: %s (no trace written for process %d)\n", e.what(), getpid());
   }

@@ -103,7 +103,7 @@ def pipeline_rank(rank):
     out.append(line(record="communicator", handle=comm, stable_id=42, nranks=2, rank=rank, device=0,
                     created_by="init_rank_config"))
     t0 = 10_000 * US
-    out.append(line(record="range", kind="profiler", name="cudaProfiler", thread_id=1, start_ns=0, end_ns=10**12, depth=0))
+    out.append(line(record="range", kind="profiler", name="cudaProfiler", thread_id=1, start_ns=1, end_ns=10**12, depth=0))
     out.append(line(record="range", kind="push_pop", name="step", thread_id=1, start_ns=t0, end_ns=t0 + 500 * US, depth=0))
     out.append(line(record="launch", correlation_id=1, thread_id=1, start_ns=t0 + 1 * US, end_ns=t0 + 2 * US))
     out.append(line(record="kernel", name="stage_forward", correlation_id=1, device=0, stream=3,
@@ -121,6 +121,69 @@ def pipeline_rank(rank):
                     start_ns=t0 + 130 * US, end_ns=t0 + 230 * US, bytes=0))
     return "\n".join(out) + "\n"
 
+
+PIPELINE_STAGES = [0, 2, 1, 3]  # stage s runs on global rank PIPELINE_STAGES[s]: neighbours are not adjacent ranks
+
+
+def pair_comm(a, b):
+    """PyTorch's communicator for a lone send/recv between global ranks a and b: 2 ranks, the lower
+    global rank is its rank 0."""
+    low, high = min(a, b), max(a, b)
+    return 5000 + 10 * low + high, (0 if a == low else 1), (0 if b == low else 1)
+
+
+def pipeline_4rank(rank):
+    """Four ranks, a 4-stage pipeline whose stages sit on ranks 0, 2, 1, 3: each stage receives
+    its input from the previous stage and sends its output to the next with ungrouped
+    ncclRecv/ncclSend on the 2-rank communicator of the two peers (as PyTorch does), then all
+    ranks allreduce on the 4-rank world communicator. A message's peer is a rank of its 2-rank
+    communicator: only the merge can map it to the global rank."""
+    out = [line(format="scalecast-capture-records", version=1, rank=rank, gpu_name="NVIDIA H100 80GB HBM3",
+                dropped_records=0, overhead_s=0.0001)]
+    world = 0x9000 + rank
+    out.append(line(record="communicator", handle=world, stable_id=77, nranks=4, rank=rank, device=0,
+                    created_by="init_rank"))
+    stage = PIPELINE_STAGES.index(rank)
+    t0 = 2_000_000 * US
+    out.append(line(record="range", kind="push_pop", name="ProfilerStep#0", thread_id=1, start_ns=t0,
+                    end_ns=t0 + 2000 * US, depth=0))
+    calls = []  # (op, peer global rank)
+    if stage > 0:
+        calls.append(("recv", PIPELINE_STAGES[stage - 1]))
+    calls.append(("compute", None))
+    if stage < 3:
+        calls.append(("send", PIPELINE_STAGES[stage + 1]))
+    calls.append(("allreduce", None))
+    seq, corr, t = 0, 1, t0 + 10 * US
+    for op, peer in calls:
+        out.append(line(record="launch", correlation_id=corr, thread_id=1, start_ns=t, end_ns=t + 1 * US))
+        if op == "compute":
+            out.append(line(record="kernel", name="stage_forward", correlation_id=corr, device=0, stream=7,
+                            start_ns=t + 5 * US, end_ns=t + 105 * US, bytes=0))
+        else:
+            if op == "allreduce":
+                handle, peer_rank, count, dtype, red = world, -1, 1 << 16, 7, 0
+            else:
+                stable, mine, theirs = pair_comm(rank, peer)
+                handle, peer_rank, count, dtype, red = 0x7000 + stable * 4 + rank, theirs, 1 << 18, 9, -1
+                if not any(f'"handle":{handle},' in l for l in out):
+                    out.append(line(record="communicator", handle=handle, stable_id=stable, nranks=2, rank=mine,
+                                    device=0, created_by="init_rank"))
+            out.append(line(record="nccl", sequence=seq, op=op, count=count, dtype=dtype, red_op=red,
+                            root_or_peer=peer_rank, comm=handle, stream=0x88, group_id=0, group_depth=0,
+                            host_start_ns=t - 1 * US, host_end_ns=t + 2 * US, result=0))
+            out.append(line(record="external", correlation_id=corr, external_id=(1 << 40) + seq))
+            out.append(line(record="kernel", name=f"ncclDevKernel_{op}", correlation_id=corr, device=0, stream=9,
+                            start_ns=t + 5 * US, end_ns=t + 305 * US, bytes=0))
+            seq += 1
+        corr += 1
+        t += 400 * US
+    return "\n".join(out) + "\n"
+
+
+for rank in range(4):
+    with open(os.path.join(HERE, f"pipeline-4rank-{rank}.records.jsonl"), "w") as f:
+        f.write(pipeline_4rank(rank))
 
 for rank in range(2):
     with open(os.path.join(HERE, f"ddp-2rank-{rank}.records.jsonl"), "w") as f:
