@@ -401,7 +401,7 @@ CommunicationTasks communication_tasks(const ProcessRecords& records, const Step
   CommunicationTasks out;
   std::set<uint64_t> timed_externals;
   std::map<uint64_t, int> group_size;  // members so far of each NCCL group
-  static const std::vector<const GpuActivity*> kNoKernels;
+  const std::vector<const GpuActivity*> no_kernels;
   for (const NcclCall& call : records.nccl_calls) {
     if (call.result != 0) {
       ++(call.result == NcclCall::kSimulated ? out.simulated : out.failed);  // nothing ran on the GPU
@@ -419,7 +419,7 @@ CommunicationTasks communication_tasks(const ProcessRecords& records, const Step
     out.used_comms[comm_it->second] |= collective;
     auto kernels = compute.nccl_kernels.find(call.external_id());
     Pending timed;
-    const std::string stream_key = time_call(timed, call, kernels != compute.nccl_kernels.end() ? kernels->second : kNoKernels,
+    const std::string stream_key = time_call(timed, call, kernels != compute.nccl_kernels.end() ? kernels->second : no_kernels,
                                              timed_externals, out.gpu_ns);
     add_call(out, call, comm, step, stream_key, timed, streams, group_size);
   }
@@ -518,6 +518,7 @@ void describe_capture(RankCapture& out, const ProcessRecords& records, const Ste
   if (counts.outside_window) out.metadata["capture.activities_outside_window"] = std::to_string(counts.outside_window);
   if (counts.failed_calls) out.metadata["capture.nccl_calls_skipped"] = std::to_string(counts.failed_calls);
   if (counts.simulated_calls) out.metadata["capture.nccl_calls_simulated"] = std::to_string(counts.simulated_calls);
+  for (const auto& [key, value] : records.notes) out.metadata["capture." + key] = value;
 }
 
 uint64_t incomplete_records(const ProcessRecords& records) {

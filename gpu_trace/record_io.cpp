@@ -60,6 +60,7 @@ void write_records(const ProcessRecords& r, std::ostream& out) {
   for (const auto& c : r.communicators)
     out << LineWriter("communicator").u64("handle", c.handle).u64("stable_id", c.stable_id).i64("nranks", c.nranks)
                .i64("rank", c.rank).i64("device", c.device).str("created_by", c.created_by).done();
+  for (const auto& [key, value] : r.notes) out << LineWriter("note").str("key", key).str("value", value).done();
   for (const auto& n : r.nccl_calls)
     out << LineWriter("nccl").u64("sequence", n.sequence).str("op", to_string(n.op)).u64("count", n.count)
                .i64("dtype", n.dtype).i64("red_op", n.red_op).i64("root_or_peer", n.root_or_peer).u64("comm", n.comm)
@@ -160,8 +161,10 @@ ProcessRecords read_records(std::istream& in, const std::string& source) {
       n.result = reader.i32("result");
       if (!nccl_dtype_bytes(n.dtype)) reader.fail("dtype", "is not an ncclDataType_t value (0-11)");
       r.nccl_calls.push_back(n);
+    } else if (type == "note") {
+      r.notes[reader.str("key")] = reader.str("value");
     } else {
-      reader.fail("record", "\"" + type + "\" is not a record type (kernel, memcpy, memset, launch, external, range, communicator, nccl)");
+      reader.fail("record", "\"" + type + "\" is not a record type (kernel, memcpy, memset, launch, external, range, communicator, nccl, note)");
     }
     reader.check_all_used();
   }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,9 @@ struct ProcessRecords {
   std::vector<NcclCall> nccl_calls;
   uint64_t dropped_records = 0;  // records lost because a bounded buffer was full
   double overhead_s = 0;         // time the capture spent in its own code (buffers, callbacks)
+  // What the capture says about itself (CUPTI held by another client, records left out while
+  // recording, …): the trace's metadata "capture.<key>".
+  std::map<std::string, std::string> notes;
 };
 
 const char* to_string(ActivityKind kind);
