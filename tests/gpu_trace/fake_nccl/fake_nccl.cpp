@@ -16,6 +16,7 @@ namespace {
 std::mutex mutex;
 std::vector<FakeNcclCall> calls;
 int result_to_return = 0;
+void (*launch_hook)(const char*) = nullptr;
 
 FakeNcclCall& log(const char* function) {
   std::lock_guard<std::mutex> lock(mutex);
@@ -38,6 +39,7 @@ ncclResult_t collective(const char* name, const void* send, const void* recv, si
   call.root_or_peer = root;
   call.comm = comm;
   call.stream = stream;
+  if (launch_hook) launch_hook(name);
   return result_to_return;
 }
 
@@ -64,6 +66,7 @@ void fake_nccl_reset() {
   result_to_return = 0;
 }
 void fake_nccl_set_result(int result) { result_to_return = result; }
+void fake_nccl_set_launch_hook(void (*hook)(const char*)) { launch_hook = hook; }
 
 ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank) {
   return init("ncclCommInitRank", comm, nranks, id, rank);
