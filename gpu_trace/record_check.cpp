@@ -26,8 +26,8 @@ CheckFinding check_kernels(const ProcessRecords& r) {
 }
 
 CheckFinding check_ranges(const ProcessRecords& r, const std::vector<std::string>& names) {
-  std::map<std::string, int> seen;
-  for (const CpuRange& range : r.ranges) ++seen[range.name];
+  std::map<std::string, int> seen;  // by operator name (emit_nvtx's ", seq = …" cut)
+  for (const CpuRange& range : r.ranges) ++seen[operator_name(range.name)];
   std::string detail, missing;
   for (const std::string& name : names) {
     detail += (detail.empty() ? "" : ", ") + name + " ×" + std::to_string(seen[name]);

@@ -14,7 +14,7 @@ struct RecordExpectations {
   int steps = -1;                      // step ranges (default step pattern); -1: not checked
   int broadcasts = -1;                 // broadcast records (one per ncclBcast/ncclBroadcast call); -1: not checked
   std::vector<NcclOp> tied_ops;        // every successful call of these ran GPU work carrying its id
-  std::vector<std::string> ranges;     // NVTX ranges that must appear (whole names)
+  std::vector<std::string> ranges;     // NVTX ranges that must appear (operator names: emit_nvtx's suffixes cut)
 };
 
 struct CheckFinding {

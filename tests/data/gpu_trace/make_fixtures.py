@@ -122,6 +122,75 @@ def pipeline_rank(rank):
     return "\n".join(out) + "\n"
 
 
+def device_job():
+    """What tests/gpu_trace/gpu/cuda_capture_job.cpp should record on one GPU, for the checks of
+    tools/capture/device-check.sh (record_check_test.cpp): five "step" ranges, each with a memset
+    ("fill"), a GEMM ("gemm") and one-rank NCCL calls that run on the GPU, each in its range and in
+    NCCL's own NVTX range (domain "NCCL"): an AVG allreduce (a kernel), an out-of-place allgather
+    and broadcast (copies), an in-place ncclBcast (nothing on the GPU) and a grouped self
+    send/recv (one kernel carrying the group's id)."""
+    out = [line(format="scalecast-capture-records", version=1, rank=0, gpu_name="NVIDIA H200",
+                dropped_records=0, overhead_s=0.0002)]
+    comm = 0xc0
+    out.append(line(record="communicator", handle=comm, stable_id=4242, nranks=1, rank=0, device=0,
+                    created_by="init_rank"))
+    thread, corr, seq, group = 7, 1, 0, 0
+    acts, launches, ext, ranges, calls = [], [], [], [], []
+
+    def launch(t, kind, name, stream, duration, nbytes=0, external=None):
+        nonlocal corr
+        launches.append(line(record="launch", correlation_id=corr, thread_id=thread, start_ns=t, end_ns=t + 2 * US))
+        acts.append(line(record=kind, name=name, correlation_id=corr, device=0, stream=stream, start_ns=t + 5 * US,
+                         end_ns=t + 5 * US + duration, bytes=nbytes))
+        if external is not None:
+            ext.append(line(record="external", correlation_id=corr, external_id=external))
+        corr += 1
+
+    def rng(name, start, end, depth, domain=None):
+        fields = dict(record="range", kind="push_pop", name=name, thread_id=thread, start_ns=start, end_ns=end,
+                      depth=depth)
+        if domain:
+            fields["domain"] = domain
+        ranges.append(line(**fields))
+
+    def call(op, t, count, red=-1, root_or_peer=-1, group_id=0, depth=0):
+        nonlocal seq
+        calls.append(line(record="nccl", sequence=seq, op=op, count=count, dtype=7, red_op=red,
+                          root_or_peer=root_or_peer, comm=comm, stream=0x99, group_id=group_id, group_depth=depth,
+                          host_start_ns=t, host_end_ns=t + 10 * US, result=0))
+        rng("nccl" + op.capitalize(), t + 1 * US, t + 9 * US, 2, "NCCL")
+        seq += 1
+        return (1 << 40) + seq - 1
+
+    count = 2048 * 2048
+    for step in range(5):
+        t0 = 1_000_000 * US * (step + 1)
+        rng("step", t0, t0 + 900 * US, 0)
+        rng("fill", t0 + 10 * US, t0 + 20 * US, 1)
+        launch(t0 + 12 * US, "memset", "memset", 3, 20 * US, 4 * count)
+        rng("gemm", t0 + 30 * US, t0 + 40 * US, 1)
+        launch(t0 + 32 * US, "kernel", "sm90_xmma_gemm_f32", 3, 300 * US)
+        rng("allreduce_avg", t0 + 50 * US, t0 + 70 * US, 1)
+        e = call("allreduce", t0 + 52 * US, count, red=4)
+        launch(t0 + 55 * US, "kernel", "oneRankReduce", 3, 40 * US, external=e)
+        rng("allgather", t0 + 80 * US, t0 + 100 * US, 1)
+        e = call("allgather", t0 + 82 * US, count)
+        launch(t0 + 85 * US, "memcpy", "memcpy DtoD", 3, 30 * US, 4 * count, external=e)
+        rng("broadcast", t0 + 110 * US, t0 + 150 * US, 1)
+        call("broadcast", t0 + 112 * US, count)  # ncclBcast in place: nothing runs on one rank
+        e = call("broadcast", t0 + 125 * US, count)
+        launch(t0 + 128 * US, "memcpy", "memcpy DtoD", 3, 30 * US, 4 * count, external=e)
+        rng("sendrecv", t0 + 160 * US, t0 + 200 * US, 1)
+        group += 1
+        call("send", t0 + 162 * US, count, root_or_peer=0, group_id=group, depth=1)
+        call("recv", t0 + 172 * US, count, root_or_peer=0, group_id=group, depth=1)
+        launch(t0 + 185 * US, "kernel", "ncclDevKernel_SendRecv", 3, 50 * US, external=group)
+    return "\n".join(out + acts + launches + ext + ranges + calls) + "\n"
+
+
+with open(os.path.join(HERE, "device-job.records.jsonl"), "w") as f:
+    f.write(device_job())
+
 PIPELINE_STAGES = [0, 2, 1, 3]  # stage s runs on global rank PIPELINE_STAGES[s]: neighbours are not adjacent ranks
 
 
