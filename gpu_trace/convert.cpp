@@ -7,16 +7,14 @@
 #include <set>
 #include <unordered_map>
 
+#include "gpu_trace/convert_parts.h"
 #include "sim/core/input_error.h"
 
 namespace scalecast::gpu_trace {
 
-namespace {
+using namespace convert_parts;
 
-struct Interval {
-  uint64_t start_ns = 0;
-  uint64_t end_ns = 0;
-};
+namespace {
 
 // Time covered by the union of the intervals: a range's GPU busy time, not its span.
 uint64_t busy_ns(std::vector<Interval> intervals) {
@@ -41,14 +39,6 @@ std::string format_seconds(double seconds) {
   char text[40];
   std::snprintf(text, sizeof text, "%.9g", seconds);
   return text;
-}
-
-// CUPTI marks a time it could not collect with 0, and a forced flush hands over records whose end
-// is not written yet: such a record says nothing usable about when it ran.
-bool complete(uint64_t start_ns, uint64_t end_ns) { return start_ns != 0 && end_ns >= start_ns; }
-template <typename Record>
-bool complete(const Record& r) {
-  return complete(r.start_ns, r.end_ns);
 }
 
 // ---- Steps ----
@@ -76,30 +66,6 @@ std::vector<Interval> find_steps(const ProcessRecords& records, const std::regex
     if (outer.empty() || s.start_ns >= outer.back().end_ns) outer.push_back(s);
   return outer;
 }
-
-// Index of the step holding time t, or -1.
-int step_at(const std::vector<Interval>& steps, uint64_t t) {
-  auto it = std::upper_bound(steps.begin(), steps.end(), t, [](uint64_t v, const Interval& s) { return v < s.start_ns; });
-  if (it == steps.begin()) return -1;
-  --it;
-  return t <= it->end_ns ? static_cast<int>(it - steps.begin()) : -1;
-}
-
-// The steps of the run and the window of them that is kept.
-struct StepWindow {
-  std::vector<Interval> steps;
-  int first = 0;  // first step kept
-  int end = 0;    // one past the last step kept
-
-  // The step time t belongs to, renumbered from the window's start; -1 when the run has no
-  // steps; kOutside outside the window.
-  static constexpr int kOutside = -2;
-  int step_of(uint64_t t) const {
-    if (steps.empty()) return -1;
-    const int s = step_at(steps, t);
-    return s < first || s >= end ? kOutside : s - first;
-  }
-};
 
 StepWindow make_window(const ProcessRecords& records, const ConvertOptions& options, const std::regex& pattern,
                        std::vector<bool>& is_step, const std::string& source) {
@@ -188,42 +154,7 @@ Correlations correlate(const ProcessRecords& records, const std::vector<bool>& i
   return c;
 }
 
-// ---- Tasks being built ----
-
-// A task being built, with what ordering and dependencies need.
-struct Pending {
-  Task task;
-  uint64_t gpu_start_ns = 0;
-  uint64_t gpu_end_ns = 0;
-  uint64_t launch_ns = std::numeric_limits<uint64_t>::max();  // earliest CPU launch, compute only
-  bool communication = false;
-  uint64_t group = 0;    // NCCL group (external id) of a grouped call, 0 when ungrouped
-  int lane = 0;          // position in its group: members after the first run on lane streams
-  int base_stream = -1;  // the NCCL stream a lane belongs to
-  int message_communicator = -1;  // send/recv: the trace id of its communicator, and the peer's
-  int message_peer = -1;          // rank in it (PeerMessage)
-};
-
-// Streams are numbered 0, 1, … in order of first use on the GPU.
-class StreamNumbers {
- public:
-  int of(const std::string& key) { return index_.emplace(key, static_cast<int>(index_.size())).first->second; }
-  int of(const GpuActivity& a) { return of("gpu:" + std::to_string(a.device) + ":" + std::to_string(a.stream)); }
-  size_t size() const { return index_.size(); }
-
- private:
-  std::map<std::string, int> index_;
-};
-
 // ---- Compute: activities grouped by operator range (or alone), NCCL kernels set aside ----
-
-struct ComputeTasks {
-  std::map<int, Pending> by_range;  // range index → task
-  std::vector<Pending> lone;        // activities outside any operator range
-  std::unordered_map<uint64_t, std::vector<const GpuActivity*>> nccl_kernels;  // external id → kernels
-  uint64_t outside_window = 0;
-  uint64_t incomplete = 0;
-};
 
 // Adds activity `a` (launched at `launch_ns`, in `step`) to its range's task or a task of its own.
 void add_compute(ComputeTasks& out, const GpuActivity& a, uint64_t launch_ns, int step, int range,
@@ -286,143 +217,6 @@ ComputeTasks compute_tasks(const ProcessRecords& records, const StepWindow& wind
                 range_intervals);
   }
   for (auto& [index, p] : out.by_range) p.task.duration_s = busy_ns(range_intervals[index]) * 1e-9;
-  return out;
-}
-
-// ---- Communication: one task per NCCL call (or one message per peer of gather and scatter) ----
-
-CollectiveOp collective_op(NcclOp op) {
-  switch (op) {
-    case NcclOp::broadcast: return CollectiveOp::broadcast;
-    case NcclOp::reduce: return CollectiveOp::reduce;
-    case NcclOp::allgather: return CollectiveOp::allgather;
-    case NcclOp::reducescatter: return CollectiveOp::reducescatter;
-    case NcclOp::alltoall: return CollectiveOp::alltoall;
-    default: return CollectiveOp::allreduce;
-  }
-}
-
-struct CommunicationTasks {
-  std::vector<Pending> tasks;
-  std::map<int, bool> used_comms;  // index in records.communicators → collectives ran on it
-  uint64_t failed = 0;
-  uint64_t simulated = 0;
-  double gpu_ns = 0;
-};
-
-// Times a call by its kernels when CUPTI saw them (a grouped call shares its group's kernels),
-// else by the host call; returns the stream it ran on.
-std::string time_call(Pending& p, const NcclCall& call, const std::vector<const GpuActivity*>& kernels,
-                      std::set<uint64_t>& timed_externals, double& gpu_ns) {
-  if (kernels.empty()) {
-    p.gpu_start_ns = call.host_start_ns;
-    p.gpu_end_ns = call.host_end_ns;
-    return "nccl-stream:" + std::to_string(call.stream);
-  }
-  p.gpu_start_ns = kernels.front()->start_ns;
-  for (auto* k : kernels) p.gpu_end_ns = std::max(p.gpu_end_ns, k->end_ns);
-  if (timed_externals.insert(call.external_id()).second) gpu_ns += p.gpu_end_ns - p.gpu_start_ns;
-  return "gpu:" + std::to_string(kernels.front()->device) + ":" + std::to_string(kernels.front()->stream);
-}
-
-// The messages one call makes, as (kind, peer in the communicator). NCCL 2.28 runs gather and
-// scatter as point-to-point operations (one-to-all, all-to-one); the root's share with itself is
-// a local copy, not a message.
-std::vector<std::pair<TaskKind, int>> messages_of(const NcclCall& call, const CommunicatorRecord& comm) {
-  if (call.op == NcclOp::send) return {{TaskKind::send, call.root_or_peer}};
-  if (call.op == NcclOp::recv) return {{TaskKind::recv, call.root_or_peer}};
-  const bool root = comm.rank == call.root_or_peer;
-  const TaskKind from_root = call.op == NcclOp::scatter ? TaskKind::send : TaskKind::recv;
-  const TaskKind to_root = from_root == TaskKind::send ? TaskKind::recv : TaskKind::send;
-  if (!root) return {{to_root, call.root_or_peer}};
-  std::vector<std::pair<TaskKind, int>> out;
-  for (int r = 0; r < comm.nranks; ++r)
-    if (r != comm.rank) out.push_back({from_root, r});
-  return out;
-}
-
-// The collective task of `call` (sizes as nccl-tests counts the per-rank buffer).
-void describe_collective(Task& task, const NcclCall& call, const CommunicatorRecord& comm) {
-  const double per_rank = static_cast<double>(call.count * nccl_dtype_bytes(call.dtype));
-  task.kind = TaskKind::collective;
-  task.op = collective_op(call.op);
-  task.communicator = trace_communicator_id(comm.stable_id);
-  // allgather's output, reducescatter's and alltoall's input: count × ranks.
-  const bool whole_buffer = call.op == NcclOp::allgather || call.op == NcclOp::reducescatter || call.op == NcclOp::alltoall;
-  task.bytes = whole_buffer ? per_rank * comm.nranks : per_rank;
-  if (call.op == NcclOp::broadcast || call.op == NcclOp::reduce) task.root = call.root_or_peer;
-}
-
-// Appends the tasks of one call: a collective, or one message per peer. Members of one group (or
-// the messages of one gather/scatter) run together in NCCL (a send and a recv between two ranks
-// would deadlock in sequence): those after the first go on lane streams of their NCCL stream,
-// ordered by dependencies on what comes before and after the group (order_and_link).
-void add_call(CommunicationTasks& out, const NcclCall& call, const CommunicatorRecord& comm, int step,
-              const std::string& stream_key, const Pending& timed, StreamNumbers& streams,
-              std::map<uint64_t, int>& group_size) {
-  const bool collective = call.op != NcclOp::send && call.op != NcclOp::recv && call.op != NcclOp::gather &&
-                          call.op != NcclOp::scatter;
-  std::vector<std::pair<TaskKind, int>> messages;
-  if (!collective) messages = messages_of(call, comm);
-  const size_t count = collective ? 1 : messages.size();
-  const uint64_t group = call.group_id ? call.group_id : count > 1 ? call.external_id() : 0;
-  for (size_t i = 0; i < count; ++i) {
-    Pending p = timed;
-    p.communication = true;
-    p.task.step = step;
-    p.task.name = to_string(call.op);
-    p.task.dtype = nccl_dtype_name(call.dtype);
-    p.base_stream = streams.of(stream_key);
-    p.task.stream = p.base_stream;
-    if (group) {
-      p.group = group;
-      p.lane = group_size[group]++;
-      if (p.lane) p.task.stream = streams.of(stream_key + "#lane" + std::to_string(p.lane));
-    }
-    if (collective) {
-      describe_collective(p.task, call, comm);
-    } else {
-      p.task.kind = messages[i].first;
-      p.task.bytes = static_cast<double>(call.count * nccl_dtype_bytes(call.dtype));
-      // NCCL pairs messages within a communicator: the tag keeps each communicator's apart.
-      p.task.tag = trace_communicator_id(comm.stable_id);
-      p.task.peer_offset = messages[i].second - comm.rank;  // until the merge maps the peer
-      p.message_communicator = p.task.tag;
-      p.message_peer = messages[i].second;
-    }
-    out.tasks.push_back(std::move(p));
-  }
-}
-
-CommunicationTasks communication_tasks(const ProcessRecords& records, const StepWindow& window,
-                                       const ComputeTasks& compute, StreamNumbers& streams, const std::string& source) {
-  std::unordered_map<uint64_t, int> comm_of_handle;
-  for (size_t i = 0; i < records.communicators.size(); ++i) comm_of_handle[records.communicators[i].handle] = static_cast<int>(i);
-  CommunicationTasks out;
-  std::set<uint64_t> timed_externals;
-  std::map<uint64_t, int> group_size;  // members so far of each NCCL group
-  const std::vector<const GpuActivity*> no_kernels;
-  for (const NcclCall& call : records.nccl_calls) {
-    if (call.result != 0) {
-      ++(call.result == NcclCall::kSimulated ? out.simulated : out.failed);  // nothing ran on the GPU
-      continue;
-    }
-    auto comm_it = comm_of_handle.find(call.comm);
-    if (comm_it == comm_of_handle.end())
-      throw InputError(source, "nccl call " + std::to_string(call.sequence),
-                       "uses a communicator that was never created (was NCCL initialised before the capture started?)");
-    const CommunicatorRecord& comm = records.communicators[comm_it->second];
-    const int step = window.step_of(call.host_start_ns);
-    if (step == StepWindow::kOutside) continue;
-    const bool collective = call.op != NcclOp::send && call.op != NcclOp::recv && call.op != NcclOp::gather &&
-                            call.op != NcclOp::scatter;
-    out.used_comms[comm_it->second] |= collective;
-    auto kernels = compute.nccl_kernels.find(call.external_id());
-    Pending timed;
-    const std::string stream_key = time_call(timed, call, kernels != compute.nccl_kernels.end() ? kernels->second : no_kernels,
-                                             timed_externals, out.gpu_ns);
-    add_call(out, call, comm, step, stream_key, timed, streams, group_size);
-  }
   return out;
 }
 

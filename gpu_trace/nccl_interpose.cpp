@@ -87,8 +87,10 @@ struct CommInfo {
   bool recorded = false;  // size and rank known and recorded
   const char* created_by = "";
 };
-std::mutex comm_mutex;
-std::unordered_map<ncclComm_t, CommInfo> comms;
+// Never destroyed: a framework's own exit handlers may still destroy communicators after the
+// library's static objects would have been destroyed.
+std::mutex comm_mutex;  // trivially destructible
+std::unordered_map<ncclComm_t, CommInfo>& comms = *new std::unordered_map<ncclComm_t, CommInfo>;
 
 thread_local int group_depth = 0;
 thread_local uint64_t group_id = 0;
