@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -22,12 +23,24 @@ struct ConvertOptions {
   int end_step = -1;
 };
 
-// A communicator this rank used, as the merge needs it to build the trace's groups.
+// A communicator this rank used, as the merge needs it to build the trace's groups and to map
+// its ranks to global ranks.
 struct RankCommunicator {
   int trace_id = 0;        // the id collectives refer to: 31 bits of the stable id
   uint64_t stable_id = 0;  // same on every rank of the communicator
   int nranks = 0;
   int rank = 0;            // this process's rank in it
+  bool collectives = true; // collectives ran on it (else only messages: not a trace communicator)
+};
+
+// A send or recv task whose peer is known only as a rank of its NCCL communicator (PyTorch runs a
+// lone send/recv on a 2-rank communicator of the two peers). The task's peer_offset assumes the
+// communicator's ranks are consecutive global ranks; the merge, which knows every communicator's
+// members, replaces it with the real offset.
+struct PeerMessage {
+  int task = 0;          // index in RankCapture::tasks
+  int communicator = 0;  // trace id of the communicator it ran on
+  int peer = 0;          // the peer's rank in that communicator
 };
 
 struct RankCapture {
@@ -35,12 +48,19 @@ struct RankCapture {
   std::string traced_gpu;
   std::vector<Task> tasks;
   std::vector<RankCommunicator> communicators;
+  std::vector<PeerMessage> messages;
   std::map<std::string, std::string> metadata;  // "capture.*": steps, overhead, measured times
 };
 
+// Records whose timing CUPTI could not complete (a start of 0, or an end before the start: a
+// forced flush hands over unfinished records) are left out and counted in
+// capture.incomplete_records (and in capture.dropped_records).
 // Throws InputError(source, …) when the options are unusable (bad regex, empty window) or the
 // records contradict themselves (a call on a communicator never created).
 RankCapture convert(const ProcessRecords& records, const ConvertOptions& options, const std::string& source);
+
+// The step pattern, compiled; throws InputError(source, "step pattern", …) when it is not a regex.
+std::regex compile_step_pattern(const ConvertOptions& options, const std::string& source);
 
 // Parses "A:B" (steps A to B-1), "A:" or ":B"; throws InputError(source, field, …).
 void parse_step_window(const std::string& text, ConvertOptions& options, const std::string& source,

@@ -67,7 +67,7 @@ CaptureRequest parse_capture_args(const std::vector<std::string>& args) {
   if (!request.steps.empty()) parse_step_window(request.steps, options, "command line", "--steps");
   if (!request.step_pattern.empty()) {
     options.step_pattern = request.step_pattern;
-    convert(ProcessRecords{}, options, "command line");  // compiles the pattern; throws on a bad one
+    compile_step_pattern(options, "command line");
   }
   return request;
 }

@@ -4,6 +4,11 @@
 // says why this and not NCCL's profiler plugin. Collectives issued between ncclGroupStart and
 // ncclGroupEnd launch their kernels at the outermost ncclGroupEnd, so that is where the group's
 // id is pushed as CUPTI external correlation; an ungrouped call pushes its own id.
+//
+// Calls NCCL makes to its own public functions land here too when they go through the PLT
+// (NCCL 2.28's ncclBcast calls ncclBroadcast that way): a thread-local flag marks "inside a
+// call being forwarded", and calls made while it is set are forwarded without being recorded,
+// so one call of the program is one record.
 #include <dlfcn.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,14 +83,33 @@ uint64_t fnv1a(const void* data, size_t size, uint64_t hash = 146959810393466560
 struct CommInfo {
   uint64_t stable_id = 0;
   int splits = 0;
+  int shrinks = 0;
   bool recorded = false;  // size and rank known and recorded
   const char* created_by = "";
 };
-std::mutex comm_mutex;
-std::unordered_map<ncclComm_t, CommInfo> comms;
+// Never destroyed: a framework's own exit handlers may still destroy communicators after the
+// library's static objects would have been destroyed.
+std::mutex comm_mutex;  // trivially destructible
+std::unordered_map<ncclComm_t, CommInfo>& comms = *new std::unordered_map<ncclComm_t, CommInfo>;
 
 thread_local int group_depth = 0;
 thread_local uint64_t group_id = 0;
+thread_local uint64_t group_start_ns = 0;  // when the outermost ncclGroupStart was called
+thread_local bool inside_nccl = false;     // a call of the program is being forwarded to NCCL
+
+// Forwards a call with `inside_nccl` set, so that what NCCL calls of its own API is not recorded
+// again; restores the previous value (calls may nest).
+template <typename Forward>
+ncclResult_t forward_inside(Forward forward) {
+  const bool was_inside = inside_nccl;
+  inside_nccl = true;
+  const ncclResult_t result = forward();
+  inside_nccl = was_inside;
+  return result;
+}
+
+// Whether this call is the program's (to be recorded), not NCCL calling itself.
+bool recording() { return !inside_nccl && Recorder::instance().enabled(); }
 
 // Records the communicator once its size and rank can be asked (a nonblocking init returns
 // before they are known: then at its first call).
@@ -110,9 +134,36 @@ void register_comm(ncclComm_t comm, uint64_t stable_id, const char* created_by) 
   if (!comm) return;
   {
     std::lock_guard<std::mutex> lock(comm_mutex);
-    comms[comm] = CommInfo{stable_id, 0, false, created_by};
+    CommInfo info;
+    info.stable_id = stable_id;
+    info.created_by = created_by;
+    comms[comm] = info;
   }
   record_comm(comm);
+}
+
+// A communicator made by NCCL: ncclSuccess, or ncclInProgress for a nonblocking one.
+bool created(ncclResult_t result) { return result == 0 || result == 7 /* ncclInProgress */; }
+
+// The start of a derived communicator's id: the parent's stable id hashed; `count` is the parent's
+// counter of such derivations (splits, shrinks), returned in `nth` and advanced.
+uint64_t derived_id(ncclComm_t parent, int CommInfo::*count, int& nth) {
+  uint64_t parent_id = 0;
+  {
+    std::lock_guard<std::mutex> lock(comm_mutex);
+    auto it = comms.find(parent);
+    if (it != comms.end()) {
+      parent_id = it->second.stable_id;
+      nth = (it->second.*count)++;
+    }
+  }
+  return fnv1a(&parent_id, sizeof parent_id);
+}
+
+// A destroyed communicator's handle may be reused by a later one: it is recorded already.
+void forget_comm(ncclComm_t comm) {
+  std::lock_guard<std::mutex> lock(comm_mutex);
+  comms.erase(comm);
 }
 
 // Records one call around the real one. `launch` pushes the call's id as external correlation
@@ -121,7 +172,7 @@ template <typename Forward>
 ncclResult_t record_call(NcclOp op, size_t count, ncclDataType_t dtype, int red_op, int root_or_peer, ncclComm_t comm,
                          cudaStream_t stream, Forward forward) {
   Recorder& recorder = Recorder::instance();
-  if (!recorder.enabled()) return forward();
+  if (!recording()) return forward();
   const uint64_t entered = monotonic_ns();
   record_comm(comm);  // a nonblocking communicator's first call
   NcclCall call;
@@ -140,7 +191,7 @@ ncclResult_t record_call(NcclOp op, size_t count, ncclDataType_t dtype, int red_
   call.host_start_ns = recorder.now_ns();
   if (push) hooks.push_external(call.external_id());
   const uint64_t real_start = monotonic_ns();
-  call.result = forward();
+  call.result = forward_inside(forward);
   const uint64_t real_end = monotonic_ns();
   if (push) hooks.pop_external();
   call.host_end_ns = recorder.now_ns();
@@ -155,33 +206,35 @@ extern "C" {
 
 ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId commId, int rank) {
   REAL(ncclCommInitRank);
-  ncclResult_t result = real(comm, nranks, commId, rank);
-  if (Recorder::instance().enabled() && comm && (result == 0 || result == 7 /* ncclInProgress */))
-    register_comm(*comm, fnv1a(&commId, sizeof commId), "init_rank");
+  const bool record = recording();
+  ncclResult_t result = forward_inside([&] { return real(comm, nranks, commId, rank); });
+  if (record && comm && created(result)) register_comm(*comm, fnv1a(&commId, sizeof commId), "init_rank");
   return result;
 }
 
 ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t* config) {
   REAL(ncclCommInitRankConfig);
-  ncclResult_t result = real(comm, nranks, commId, rank, config);
-  if (Recorder::instance().enabled() && comm && (result == 0 || result == 7))
-    register_comm(*comm, fnv1a(&commId, sizeof commId), "init_rank_config");
+  const bool record = recording();
+  ncclResult_t result = forward_inside([&] { return real(comm, nranks, commId, rank, config); });
+  if (record && comm && created(result)) register_comm(*comm, fnv1a(&commId, sizeof commId), "init_rank_config");
   return result;
 }
 
 ncclResult_t ncclCommInitRankScalable(ncclComm_t* comm, int nranks, int myrank, int nId, ncclUniqueId* commIds,
                                       ncclConfig_t* config) {
   REAL(ncclCommInitRankScalable);
-  ncclResult_t result = real(comm, nranks, myrank, nId, commIds, config);
-  if (Recorder::instance().enabled() && comm && commIds && nId > 0 && (result == 0 || result == 7))
+  const bool record = recording();
+  ncclResult_t result = forward_inside([&] { return real(comm, nranks, myrank, nId, commIds, config); });
+  if (record && comm && commIds && nId > 0 && created(result))
     register_comm(*comm, fnv1a(commIds, sizeof(ncclUniqueId) * static_cast<size_t>(nId)), "init_rank_scalable");
   return result;
 }
 
 ncclResult_t ncclCommInitAll(ncclComm_t* comms_out, int ndev, const int* devlist) {
   REAL(ncclCommInitAll);
-  ncclResult_t result = real(comms_out, ndev, devlist);
-  if (Recorder::instance().enabled() && comms_out && result == 0) {
+  const bool record = recording();
+  ncclResult_t result = forward_inside([&] { return real(comms_out, ndev, devlist); });
+  if (record && comms_out && result == 0) {
     // One process holds every rank: the id only has to be unique, host + process + call count.
     static int calls = 0;
     char key[320] = {};
@@ -198,43 +251,51 @@ ncclResult_t ncclCommInitAll(ncclComm_t* comms_out, int ndev, const int* devlist
 
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newcomm, ncclConfig_t* config) {
   REAL(ncclCommSplit);
-  uint64_t parent_id = 0;
-  int split = 0;
-  if (Recorder::instance().enabled()) {
-    std::lock_guard<std::mutex> lock(comm_mutex);
-    auto it = comms.find(comm);
-    if (it != comms.end()) {
-      parent_id = it->second.stable_id;
-      split = it->second.splits++;  // counted on every rank of the parent, colour or not
-    }
-  }
-  ncclResult_t result = real(comm, color, key, newcomm, config);
-  if (Recorder::instance().enabled() && newcomm && *newcomm && (result == 0 || result == 7)) {
-    uint64_t id = fnv1a(&parent_id, sizeof parent_id);
+  const bool record = recording();
+  uint64_t id = 0;
+  if (record) {
+    // The parent's id, how many splits it had (collective: the same on every rank of the parent,
+    // colour or not) and the colour: the same on every rank of the new communicator.
+    int split = 0;
+    id = derived_id(comm, &CommInfo::splits, split);
     id = fnv1a(&split, sizeof split, id);
     id = fnv1a(&color, sizeof color, id);
-    register_comm(*newcomm, id, "split");
   }
+  ncclResult_t result = forward_inside([&] { return real(comm, color, key, newcomm, config); });
+  if (record && newcomm && *newcomm && created(result)) register_comm(*newcomm, id, "split");
+  return result;
+}
+
+ncclResult_t ncclCommShrink(ncclComm_t comm, int* excludeRanksList, int excludeRanksCount, ncclComm_t* newcomm,
+                            ncclConfig_t* config, int shrinkFlags) {
+  REAL(ncclCommShrink);
+  const bool record = recording();
+  uint64_t id = 0;
+  if (record) {
+    // Every remaining rank shrinks the parent with the same list of excluded ranks: the parent's
+    // id, its shrink count and that list (in order) are the same on all of them.
+    int shrink = 0;
+    id = derived_id(comm, &CommInfo::shrinks, shrink);
+    id = fnv1a(&shrink, sizeof shrink, id);
+    if (excludeRanksList && excludeRanksCount > 0)
+      id = fnv1a(excludeRanksList, sizeof(int) * static_cast<size_t>(excludeRanksCount), id);
+  }
+  ncclResult_t result =
+      forward_inside([&] { return real(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags); });
+  if (record && newcomm && *newcomm && created(result)) register_comm(*newcomm, id, "shrink");
   return result;
 }
 
 ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   REAL(ncclCommDestroy);
-  {
-    // Its handle may be reused by a later communicator: it is recorded already.
-    std::lock_guard<std::mutex> lock(comm_mutex);
-    comms.erase(comm);
-  }
-  return real(comm);
+  forget_comm(comm);
+  return forward_inside([&] { return real(comm); });
 }
 
 ncclResult_t ncclCommAbort(ncclComm_t comm) {
   REAL(ncclCommAbort);
-  {
-    std::lock_guard<std::mutex> lock(comm_mutex);
-    comms.erase(comm);
-  }
-  return real(comm);
+  forget_comm(comm);
+  return forward_inside([&] { return real(comm); });
 }
 
 ncclResult_t ncclAllReduce(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op,
@@ -251,6 +312,7 @@ ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t count, n
                      [&] { return real(sendbuff, recvbuff, count, datatype, root, comm, stream); });
 }
 
+// NCCL 2.28 implements it by calling ncclBroadcast, which then comes back here: not recorded twice.
 ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream) {
   REAL(ncclBcast);
   return record_call(NcclOp::broadcast, count, datatype, -1, root, comm, stream,
@@ -285,6 +347,20 @@ ncclResult_t ncclAlltoAll(const void* sendbuff, void* recvbuff, size_t count, nc
                      [&] { return real(sendbuff, recvbuff, count, datatype, comm, stream); });
 }
 
+ncclResult_t ncclGather(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root,
+                        ncclComm_t comm, cudaStream_t stream) {
+  REAL(ncclGather);
+  return record_call(NcclOp::gather, count, datatype, -1, root, comm, stream,
+                     [&] { return real(sendbuff, recvbuff, count, datatype, root, comm, stream); });
+}
+
+ncclResult_t ncclScatter(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype, int root,
+                         ncclComm_t comm, cudaStream_t stream) {
+  REAL(ncclScatter);
+  return record_call(NcclOp::scatter, count, datatype, -1, root, comm, stream,
+                     [&] { return real(sendbuff, recvbuff, count, datatype, root, comm, stream); });
+}
+
 ncclResult_t ncclSend(const void* sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
                       cudaStream_t stream) {
   REAL(ncclSend);
@@ -301,20 +377,35 @@ ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t datatype, int
 
 ncclResult_t ncclGroupStart() {
   REAL(ncclGroupStart);
-  if (Recorder::instance().enabled() && group_depth++ == 0) group_id = Recorder::instance().next_group_id();
-  return real();
+  if (recording() && group_depth++ == 0) {
+    group_id = Recorder::instance().next_group_id();
+    group_start_ns = Recorder::instance().now_ns();
+  }
+  return forward_inside([&] { return real(); });
 }
 
 ncclResult_t ncclGroupEnd() {
   REAL(ncclGroupEnd);
   Recorder& recorder = Recorder::instance();
-  if (!recorder.enabled() || group_depth == 0) return real();
-  if (--group_depth > 0) return real();
+  if (!recording() || group_depth == 0) return forward_inside([&] { return real(); });
+  if (--group_depth > 0) return forward_inside([&] { return real(); });
   // The outermost end launches the group's kernels: they carry the group's id.
   const bool push = recorder.hooks().push_external != nullptr;
   if (push) recorder.hooks().push_external(group_id);
-  ncclResult_t result = real();
+  ncclResult_t result = forward_inside([&] { return real(); });
   if (push) recorder.hooks().pop_external();
+  group_id = 0;
+  return result;
+}
+
+// Ends the group like ncclGroupEnd but only estimates its time: nothing runs on the GPU, so the
+// outermost group's calls are marked as never run (the conversion leaves them out).
+ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t* simInfo) {
+  REAL(ncclGroupSimulateEnd);
+  if (!recording() || group_depth == 0) return forward_inside([&] { return real(simInfo); });
+  if (--group_depth > 0) return forward_inside([&] { return real(simInfo); });
+  ncclResult_t result = forward_inside([&] { return real(simInfo); });
+  Recorder::instance().mark_group_simulated(group_id, group_start_ns);
   group_id = 0;
   return result;
 }

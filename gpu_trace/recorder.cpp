@@ -10,7 +10,8 @@
 #include <fstream>
 
 #include "gpu_trace/convert.h"
-#include "gpu_trace/rank_files.h"
+#include "gpu_trace/rank_sidecar.h"
+#include "gpu_trace/recording_window.h"
 #include "gpu_trace/record_io.h"
 #include "sim/core/input_error.h"
 
@@ -43,6 +44,38 @@ void flush_on_signal(int signal) {
   raise(signal);
 }
 
+// The conversion options the launcher passed (--steps, --step-pattern).
+ConvertOptions options_from_environment() {
+  ConvertOptions options;
+  if (const char* steps = std::getenv("SCALECAST_CAPTURE_STEPS"))
+    if (*steps) parse_step_window(steps, options, "environment", "SCALECAST_CAPTURE_STEPS");
+  if (const char* pattern = std::getenv("SCALECAST_CAPTURE_STEP_PATTERN"))
+    if (*pattern) options.step_pattern = pattern;
+  return options;
+}
+
+// The store as the launcher's environment asks: the record cap, and the step window to keep while
+// recording. The launcher checked both; a bad value here (the library used without it) is
+// reported, and that setting ignored.
+RecordStore store_from_environment() {
+  size_t max_records = 4000000;
+  if (const char* max = std::getenv("SCALECAST_CAPTURE_MAX_RECORDS")) {
+    long long value = std::atoll(max);
+    if (value > 0) max_records = static_cast<size_t>(value);
+  }
+  std::optional<RecordingWindow> window;
+  const char* steps = std::getenv("SCALECAST_CAPTURE_STEPS");
+  if (steps && *steps) {
+    try {
+      ConvertOptions options = options_from_environment();
+      window.emplace(compile_step_pattern(options, "environment"), options.first_step, options.end_step);
+    } catch (const InputError& e) {
+      std::fprintf(stderr, "scalecast gpu_trace: warning: %s (every step is recorded)\n", e.what());
+    }
+  }
+  return RecordStore(max_records, std::move(window));
+}
+
 }  // namespace
 
 int rank_from_environment() {
@@ -63,56 +96,45 @@ Recorder& Recorder::instance() {
   return *recorder;
 }
 
-Recorder::Recorder() {
+Recorder::Recorder() : store_(store_from_environment()) {
   const char* folder = std::getenv("SCALECAST_CAPTURE_DIR");
   enabled_ = folder && *folder;
-  if (const char* max = std::getenv("SCALECAST_CAPTURE_MAX_RECORDS")) {
-    long long value = std::atoll(max);
-    if (value > 0) max_records_ = static_cast<size_t>(value);
-  }
 }
 
 void Recorder::enable_for_test() { enabled_ = true; }
 
 uint64_t Recorder::now_ns() const { return hooks_.now_ns ? hooks_.now_ns() : monotonic_ns(); }
 
-template <typename T>
-void Recorder::push(std::vector<T>& into, const T& record) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (into.size() >= max_records_) {
-    ++records_.dropped_records;
-    return;
-  }
-  into.push_back(record);
-}
-
-void Recorder::add(const GpuActivity& r) { push(records_.activities, r); }
-void Recorder::add(const CpuLaunch& r) { push(records_.launches, r); }
-void Recorder::add(const ExternalCorrelation& r) { push(records_.correlations, r); }
-void Recorder::add(const CpuRange& r) { push(records_.ranges, r); }
-void Recorder::add(const CommunicatorRecord& r) { push(records_.communicators, r); }
-void Recorder::add(const NcclCall& r) { push(records_.nccl_calls, r); }
-
 void Recorder::add_dropped(uint64_t records) {
   std::lock_guard<std::mutex> lock(mutex_);
-  records_.dropped_records += records;
+  store_.add_dropped(records);
+}
+
+void Recorder::mark_group_simulated(uint64_t group_id, uint64_t group_start_ns) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  store_.mark_group_simulated(group_id, group_start_ns);
 }
 
 void Recorder::set_gpu_name(const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (records_.gpu_name.empty()) records_.gpu_name = name;
+  store_.set_gpu_name(name);
+}
+
+void Recorder::note(const std::string& key, const std::string& value) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  store_.note(key, value);
 }
 
 ProcessRecords Recorder::snapshot() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  ProcessRecords copy = records_;
+  ProcessRecords copy = store_.snapshot();
   copy.overhead_s = overhead_ns_ * 1e-9;
   return copy;
 }
 
 void Recorder::clear() {
   std::lock_guard<std::mutex> lock(mutex_);
-  records_ = ProcessRecords{};
+  store_.clear();
   overhead_ns_ = 0;
   call_sequence_ = 0;
   group_id_ = 0;
@@ -130,23 +152,29 @@ void Recorder::flush() {
     // it may still become one later (a signal it survives), so this is not the last flush.
     if (records.activities.empty() && records.nccl_calls.empty()) return;
     if (flushed_.exchange(true)) return;
-    records.rank = rank_from_environment();
-    ConvertOptions options;
-    if (const char* steps = std::getenv("SCALECAST_CAPTURE_STEPS"))
-      if (*steps) parse_step_window(steps, options, "environment", "SCALECAST_CAPTURE_STEPS");
-    if (const char* pattern = std::getenv("SCALECAST_CAPTURE_STEP_PATTERN"))
-      if (*pattern) options.step_pattern = pattern;
-    const uint64_t start = monotonic_ns();
-    RankCapture capture = convert(records, options, "capture of process " + std::to_string(getpid()));
-    if (const char* raw = std::getenv("SCALECAST_CAPTURE_RAW"); raw && std::string(raw) == "1") {
-      std::ofstream out(std::string(folder) + "/" + "rank-" + std::to_string(capture.rank) + ".records.jsonl");
-      write_records(records, out);
-    }
-    capture.metadata["capture.convert_s"] = std::to_string((monotonic_ns() - start) * 1e-9);
-    write_rank_files(capture, folder);
+    write_rank(std::move(records), folder);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scalecast gpu_trace: error: %s (no trace written for process %d)\n", e.what(), getpid());
   }
+}
+
+void Recorder::write_rank(ProcessRecords records, const std::string& folder) {
+  records.rank = rank_from_environment();
+  // CUPTI ran (its hooks are set) yet delivered no GPU work: another client took its activity
+  // buffers (torch.profiler started after the capture, Nsight), or the program used none.
+  if (hooks_.flush_activity && records.activities.empty() && !records.notes.count("cupti"))
+    std::fprintf(stderr,
+                 "scalecast gpu_trace: warning: process %d made NCCL calls but CUPTI delivered no GPU activity: if "
+                 "torch.profiler or another CUPTI tool ran, it took CUPTI's records; NCCL calls keep host times\n",
+                 getpid());
+  const uint64_t start = monotonic_ns();
+  RankCapture capture = convert(records, options_from_environment(), "capture of process " + std::to_string(getpid()));
+  if (const char* raw = std::getenv("SCALECAST_CAPTURE_RAW"); raw && std::string(raw) == "1") {
+    std::ofstream out(folder + "/" + "rank-" + std::to_string(capture.rank) + ".records.jsonl");
+    write_records(records, out);
+  }
+  capture.metadata["capture.convert_s"] = std::to_string((monotonic_ns() - start) * 1e-9);
+  write_rank_capture(capture, folder);
 }
 
 void Recorder::install_exit_handlers() {

@@ -1,8 +1,12 @@
-// The process-wide store of what the capture records (records.h), shared by the NCCL
-// interposer and the CUPTI glue. Bounded: past SCALECAST_CAPTURE_MAX_RECORDS records per kind
-// (default 4,000,000) new ones are counted as dropped, not stored, and the count lands in the
-// trace's metadata. At exit (or SIGINT/SIGTERM) it converts the records (convert.h) and writes the
-// rank's files into SCALECAST_CAPTURE_DIR.
+// The process-wide recorder, shared by the NCCL interposer and the CUPTI glue: a locked, bounded
+// store of what the capture records (record_store.h: past SCALECAST_CAPTURE_MAX_RECORDS records
+// per kind, default 4,000,000, new ones are counted as dropped; with SCALECAST_CAPTURE_STEPS the
+// steps outside the window are left out while recording). At exit (or SIGINT/SIGTERM) it
+// converts the records (convert.h) and writes the rank's capture file into SCALECAST_CAPTURE_DIR.
+//
+// Lifetime: the recorder is made when the library loads (before any exit handler is registered)
+// and never destroyed, because the exit handler that flushes CUPTI's buffers through it runs
+// after other objects' destructors may have run. Whatever the flush reaches must live as long.
 #pragma once
 
 #include <atomic>
@@ -11,6 +15,7 @@
 #include <mutex>
 #include <string>
 
+#include "gpu_trace/record_store.h"
 #include "gpu_trace/records.h"
 
 namespace scalecast::gpu_trace {
@@ -36,13 +41,17 @@ class Recorder {
   const Hooks& hooks() const { return hooks_; }
   uint64_t now_ns() const;
 
-  void add(const GpuActivity& record);
-  void add(const CpuLaunch& record);
-  void add(const ExternalCorrelation& record);
-  void add(const CpuRange& record);
-  void add(const CommunicatorRecord& record);
-  void add(const NcclCall& record);
+  template <typename Record>
+  void add(const Record& record) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    store_.add(record);
+  }
+  // The calls of NCCL group `group_id` (begun at `group_start_ns`) ended with
+  // ncclGroupSimulateEnd: they never ran; their result becomes NcclCall::kSimulated.
+  void mark_group_simulated(uint64_t group_id, uint64_t group_start_ns);
   void set_gpu_name(const std::string& name);
+  // A fact about the capture for the trace's metadata ("capture.<key>").
+  void note(const std::string& key, const std::string& value);
   void add_overhead_ns(uint64_t ns) { overhead_ns_ += ns; }
   void add_dropped(uint64_t records);  // lost before they reached the recorder (CUPTI's buffers)
   uint64_t next_call_sequence() { return call_sequence_++; }
@@ -52,8 +61,8 @@ class Recorder {
   ProcessRecords snapshot() const;
   void clear();
 
-  // Converts and writes this rank's files once (later calls do nothing). Errors go to stderr:
-  // the user's program must not fail because its capture did.
+  // Converts and writes this rank's capture file once (later calls do nothing). Errors go to
+  // stderr: the user's program must not fail because its capture did.
   void flush();
   // An atexit handler (again on each call: see recorder.cpp) and, once, SIGINT/SIGTERM handlers
   // that call flush().
@@ -61,14 +70,12 @@ class Recorder {
 
  private:
   Recorder();
-  template <typename T>
-  void push(std::vector<T>& into, const T& record);
+  void write_rank(ProcessRecords records, const std::string& folder);
 
   bool enabled_ = false;
   Hooks hooks_;
-  size_t max_records_ = 4000000;
   mutable std::mutex mutex_;
-  ProcessRecords records_;
+  RecordStore store_;
   std::atomic<uint64_t> overhead_ns_{0};
   std::atomic<uint64_t> call_sequence_{0};
   std::atomic<uint64_t> group_id_{0};

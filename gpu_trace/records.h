@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,10 @@ struct CpuRange {
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;
   int depth = 0;  // push/pop nesting depth on its thread (0 = outermost)
+  // The NVTX domain; "" for the default domain, where PyTorch (emit_nvtx, torch.cuda.nvtx) and
+  // most programs put their ranges. Libraries mark their own calls in named domains (NCCL: "NCCL"):
+  // those ranges are never operators (they may still be steps).
+  std::string domain;
 };
 
 // A communicator as this process sees it. `stable_id` is the same on every rank of it: a hash of
@@ -63,7 +68,7 @@ struct CommunicatorRecord {
   int nranks = 0;
   int rank = 0;  // this process's rank in it
   int device = -1;
-  std::string created_by;  // "init_rank", "init_rank_config", "init_rank_scalable", "split", "init_all"
+  std::string created_by;  // "init_rank", "init_rank_config", "init_rank_scalable", "split", "shrink", "init_all"
 };
 
 // One NCCL call (collective, send, recv), in the order the process made them.
@@ -81,9 +86,11 @@ struct NcclCall {
   int group_depth = 0;    // ncclGroupStart nesting depth at the call
   uint64_t host_start_ns = 0;
   uint64_t host_end_ns = 0;
-  int result = 0;         // ncclResult_t the real NCCL returned
+  int result = 0;         // ncclResult_t the real NCCL returned; kSimulated: never ran
   uint64_t external_id() const { return group_id ? group_id : sequence + kCallIdBase; }
   static constexpr uint64_t kCallIdBase = 1ull << 40;  // call ids; group ids are below this
+  // The result of a call whose group ended with ncclGroupSimulateEnd: NCCL only estimated it.
+  static constexpr int kSimulated = -1;
 };
 
 // Everything one process recorded, plus what conversion needs to know about it.
@@ -98,6 +105,9 @@ struct ProcessRecords {
   std::vector<NcclCall> nccl_calls;
   uint64_t dropped_records = 0;  // records lost because a bounded buffer was full
   double overhead_s = 0;         // time the capture spent in its own code (buffers, callbacks)
+  // What the capture says about itself (CUPTI held by another client, records left out while
+  // recording, …): the trace's metadata "capture.<key>".
+  std::map<std::string, std::string> notes;
 };
 
 const char* to_string(ActivityKind kind);

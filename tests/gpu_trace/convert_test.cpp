@@ -207,6 +207,106 @@ TEST(Convert, NcclKernelsWithoutCorrelationAreNotCompute) {
   EXPECT_EQ(capture.metadata.at("capture.nccl_gpu_s"), "0");
 }
 
+TEST(Convert, IncompleteRecordsAreDroppedAndCounted) {
+  // A forced flush at exit hands over records CUPTI had not finished: an end of 0 (a kernel still
+  // running), a start of 0 (no timestamp collected). Subtracting them would make a duration of
+  // about 1.8e10 s; they are left out and counted as dropped.
+  ProcessRecords records = ddp(0);
+  const uint64_t t0 = 1000000000ull;
+  records.launches.push_back(CpuLaunch{9001, 100, t0 + 50000, t0 + 51000});  // inside aten::conv2d
+  records.activities.push_back(GpuActivity{ActivityKind::kernel, "unfinished", 9001, 0, 7, t0 + 300000, 0, 0});
+  records.launches.push_back(CpuLaunch{9002, 100, t0 + 52000, t0 + 53000});
+  records.activities.push_back(GpuActivity{ActivityKind::memcpy, "memcpy DtoD", 9002, 0, 7, 0, 0, 64});
+  records.launches.push_back(CpuLaunch{9003, 100, t0 + 54000, 0});  // an API record without its end
+  records.ranges.push_back(CpuRange{RangeKind::push_pop, "aten::unfinished", 100, t0 + 41000, 0, 2, ""});
+  const RankCapture capture = convert(records, ConvertOptions{}, "ddp-0");
+  const RankCapture baseline = convert(ddp(0), ConvertOptions{}, "ddp-0");
+  ASSERT_EQ(capture.tasks.size(), baseline.tasks.size());
+  for (size_t i = 0; i < capture.tasks.size(); ++i) EXPECT_EQ(capture.tasks[i], baseline.tasks[i]) << "task " << i;
+  EXPECT_NEAR(find_task(capture, "aten::conv2d", 0)->duration_s, 10e-6, 1e-12);
+  EXPECT_EQ(capture.metadata.at("capture.incomplete_records"), "4");
+  EXPECT_EQ(capture.metadata.at("capture.dropped_records"), "4");
+  EXPECT_EQ(capture.metadata.at("capture.compute_busy_s"), baseline.metadata.at("capture.compute_busy_s"));
+}
+
+TEST(Convert, RangesOfNamedNvtxDomainsAreNotOperators) {
+  // NCCL marks each of its calls with a range in its own domain ("NCCL"); one around a launch
+  // inside aten::cudnn_convolution must not take the kernel from the operator.
+  ProcessRecords records = ddp(0);
+  const uint64_t t0 = 1000000000ull;
+  records.ranges.push_back(CpuRange{RangeKind::push_pop, "ncclAllReduce", 100, t0 + 45500, t0 + 46500, 3, "NCCL"});
+  const RankCapture capture = convert(records, ConvertOptions{}, "ddp-0");
+  EXPECT_EQ(find_task(capture, "ncclAllReduce", 0), nullptr);
+  EXPECT_NEAR(find_task(capture, "aten::cudnn_convolution", 0)->duration_s, 90e-6, 1e-12);
+  // In the default domain the same range is an operator (the innermost one).
+  records.ranges.back().domain = "";
+  EXPECT_NE(find_task(convert(records, ConvertOptions{}, "ddp-0"), "ncclAllReduce", 0), nullptr);
+}
+
+TEST(Convert, CallsOfASimulatedGroupAreLeftOut) {
+  ProcessRecords records = ddp(0);
+  records.nccl_calls[0].result = NcclCall::kSimulated;  // ncclGroupSimulateEnd: NCCL only estimated it
+  const RankCapture capture = convert(records, ConvertOptions{}, "ddp-0");
+  EXPECT_EQ(find_task(capture, "allreduce", 0), nullptr);
+  EXPECT_NE(find_task(capture, "allreduce", 1), nullptr);
+  EXPECT_EQ(capture.metadata.at("capture.nccl_calls_simulated"), "1");
+  EXPECT_EQ(capture.metadata.count("capture.nccl_calls_skipped"), 0u);  // not a failure
+}
+
+// Rank `rank` of a 3-rank communicator that ran one ungrouped `op` (gather or scatter) with root 0.
+ProcessRecords rooted_call(int rank, NcclOp op) {
+  ProcessRecords records;
+  records.rank = rank;
+  records.communicators.push_back(CommunicatorRecord{0x10, 99, 3, rank, 0, "init_rank"});
+  NcclCall call;
+  call.op = op;
+  call.count = 256;
+  call.dtype = 7;
+  call.root_or_peer = 0;
+  call.comm = 0x10;
+  call.host_start_ns = 1000;
+  call.host_end_ns = 2000;
+  records.nccl_calls.push_back(call);
+  return records;
+}
+
+TEST(Convert, GatherAndScatterBecomeTheMessagesNcclRunsThemAs) {
+  const int comm_id = trace_communicator_id(99);
+  // Gather: the root receives from every other rank, together (lanes of one stream).
+  const RankCapture root = convert(rooted_call(0, NcclOp::gather), ConvertOptions{}, "root");
+  ASSERT_EQ(root.tasks.size(), 2u);
+  EXPECT_EQ(root.tasks[0].kind, TaskKind::recv);
+  EXPECT_EQ(root.tasks[1].kind, TaskKind::recv);
+  EXPECT_NE(root.tasks[0].stream, root.tasks[1].stream);
+  EXPECT_EQ(root.tasks[0].bytes, 1024.0);
+  EXPECT_EQ(root.tasks[0].tag, comm_id);
+  ASSERT_EQ(root.messages.size(), 2u);
+  EXPECT_EQ(root.messages[0].peer, 1);
+  EXPECT_EQ(root.messages[1].peer, 2);
+  EXPECT_EQ(root.messages[1].communicator, comm_id);
+  ASSERT_EQ(root.communicators.size(), 1u);
+  EXPECT_FALSE(root.communicators[0].collectives);
+  const RankCapture leaf = convert(rooted_call(2, NcclOp::gather), ConvertOptions{}, "leaf");
+  ASSERT_EQ(leaf.tasks.size(), 1u);
+  EXPECT_EQ(leaf.tasks[0].kind, TaskKind::send);
+  EXPECT_EQ(leaf.tasks[0].peer_offset, -2);
+  // Scatter: the other way round.
+  EXPECT_EQ(convert(rooted_call(0, NcclOp::scatter), ConvertOptions{}, "root").tasks.at(1).kind, TaskKind::send);
+  EXPECT_EQ(convert(rooted_call(1, NcclOp::scatter), ConvertOptions{}, "leaf").tasks.at(0).kind, TaskKind::recv);
+}
+
+TEST(Convert, MessagesOnATwoRankCommunicatorNameItsPeer) {
+  const RankCapture capture = convert(read_records(kData + "pipeline-4rank-2.records.jsonl"), ConvertOptions{}, "p2");
+  // rank 2 is stage 1: recv from rank 0 (rank 0 of their communicator), send to rank 1 (rank 0 of
+  // another); peer_offset is provisional (-1 for both) until the merge maps the peers.
+  ASSERT_EQ(capture.messages.size(), 2u);
+  EXPECT_EQ(capture.tasks[capture.messages[0].task].kind, TaskKind::recv);
+  EXPECT_EQ(capture.messages[0].peer, 0);
+  EXPECT_EQ(capture.messages[0].communicator, trace_communicator_id(5002));
+  EXPECT_EQ(capture.messages[1].communicator, trace_communicator_id(5012));
+  EXPECT_EQ(capture.communicators.size(), 3u);  // world, and the two it sent or received on
+}
+
 TEST(Convert, OperatorNames) {
   EXPECT_EQ(operator_name("aten::add, seq = 12, op_id = 3"), "aten::add");
   EXPECT_EQ(operator_name("aten::mm, sizes = [[2, 3]]"), "aten::mm");

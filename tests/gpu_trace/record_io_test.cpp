@@ -38,10 +38,28 @@ TEST(RecordFile, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.overhead_s, 0.00025);
 }
 
+TEST(RecordFile, IncompleteTimingAndDomainsAreKeptAsRecorded) {
+  // What CUPTI handed over is written and read back as it was: the conversion drops records whose
+  // timing is incomplete (convert_test), the file keeps them for inspection.
+  ProcessRecords records;
+  records.activities.push_back(GpuActivity{ActivityKind::kernel, "k", 1, 0, 7, 5000, 0, 0});
+  CpuRange nccl_range{RangeKind::push_pop, "ncclAllReduce", 1, 10, 20, 0, "NCCL"};
+  records.ranges = {nccl_range, CpuRange{RangeKind::push_pop, "forward", 1, 30, 20, 0, ""}};
+  std::ostringstream out;
+  write_records(records, out);
+  std::istringstream in(out.str());
+  const ProcessRecords back = read_records(in, "x");
+  EXPECT_EQ(back.activities.at(0).end_ns, 0u);
+  EXPECT_EQ(back.ranges.at(0).domain, "NCCL");
+  EXPECT_EQ(back.ranges.at(1).domain, "");
+  EXPECT_EQ(back.ranges.at(1).end_ns, 20u);
+  EXPECT_EQ(out.str().find("\"domain\":\"\""), std::string::npos);  // the default domain is left out
+}
+
 TEST(RecordFile, NamesHardToPrintStrings) {
   ProcessRecords records;
   records.rank = 3;
-  records.ranges.push_back(CpuRange{RangeKind::start_end, "a \"quoted\"\tname\\ é", 1, 2, 3, 0});
+  records.ranges.push_back(CpuRange{RangeKind::start_end, "a \"quoted\"\tname\\ é", 1, 2, 3, 0, ""});
   std::ostringstream out;
   write_records(records, out);
   std::istringstream in(out.str());
@@ -65,8 +83,8 @@ TEST(RecordFile, MalformedInputNamesLineAndField) {
   EXPECT_NE(error_of(kHeader + "{\"record\":\"external\",\"correlation_id\":1,\"correlation_id\":2}\n").find("duplicate"),
             std::string::npos);
   EXPECT_NE(error_of(kHeader + "{\"record\":\"range\",\"kind\":\"push_pop\",\"name\":\"r\",\"thread_id\":1,"
-                               "\"start_ns\":5,\"end_ns\":4,\"depth\":0}\n")
-                .find("line 2.end_ns: is before start_ns"),
+                               "\"start_ns\":5,\"end_ns\":4,\"depth\":0,\"domain\":7}\n")
+                .find("line 2.domain: is not a string"),
             std::string::npos);
   EXPECT_NE(error_of(kHeader + "{\"record\":\"communicator\",\"handle\":1,\"stable_id\":1,\"nranks\":2,\"rank\":2,"
                                "\"device\":0,\"created_by\":\"x\"}\n")

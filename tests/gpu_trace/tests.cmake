@@ -34,6 +34,38 @@ scalecast_discover(gpu_trace_nccl_tests "gpu_trace;unit")
 
 if(SCALECAST_HAVE_CUPTI)
   find_package(CUDAToolkit QUIET)  # its targets and variables are per directory
+  # The CUPTI side on CPU: the capture library built from the same sources against a fake libcupti
+  # (fake_cupti/) and a job that drives it (cupti_glue_test.cpp); under AddressSanitizer where
+  # the compiler has it, so that reading freed memory in the flush at exit fails the test.
+  include(CheckCXXSourceCompiles)
+  set(CMAKE_REQUIRED_FLAGS -fsanitize=address)
+  set(CMAKE_REQUIRED_LINK_OPTIONS -fsanitize=address)
+  check_cxx_source_compiles("int main() { return 0; }" SCALECAST_HAVE_ASAN)
+  unset(CMAKE_REQUIRED_FLAGS)
+  unset(CMAKE_REQUIRED_LINK_OPTIONS)
+  get_target_property(cupti_includes CUDA::cupti INTERFACE_INCLUDE_DIRECTORIES)
+  add_library(fake_cupti SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_cupti/fake_cupti.cpp)
+  add_library(gpu_trace_fake_cupti SHARED ${PROJECT_SOURCE_DIR}/gpu_trace/nccl_interpose.cpp
+                                          ${PROJECT_SOURCE_DIR}/gpu_trace/cupti_glue.cpp)
+  target_link_libraries(gpu_trace_fake_cupti PRIVATE scalecast_gpu_trace_core fake_cupti ${CMAKE_DL_LIBS})
+  add_executable(fake_cupti_job ${CMAKE_CURRENT_LIST_DIR}/fake_cupti/fake_cupti_job.cpp)
+  # The capture library first: its NCCL functions come before the fake NCCL's.
+  target_link_libraries(fake_cupti_job PRIVATE -Wl,--no-as-needed gpu_trace_fake_cupti fake_nccl fake_cupti -Wl,--as-needed)
+  foreach(target fake_cupti gpu_trace_fake_cupti fake_cupti_job)
+    target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR} ${cupti_includes})
+    if(SCALECAST_HAVE_ASAN)
+      target_compile_options(${target} PRIVATE -fsanitize=address -fno-omit-frame-pointer)
+      target_link_options(${target} PRIVATE -fsanitize=address)
+    endif()
+  endforeach()
+  foreach(target ${gpu_trace_test_targets})
+    if(TARGET ${target})
+      target_include_directories(${target} PRIVATE ${cupti_includes})
+      target_compile_definitions(${target} PRIVATE FAKE_CUPTI_JOB="$<TARGET_FILE:fake_cupti_job>")
+      add_dependencies(${target} fake_cupti_job)
+    endif()
+  endforeach()
+
   find_library(SCALECAST_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} ${CUDAToolkit_LIBRARY_ROOT}/lib)
   find_path(SCALECAST_NVTX3_INCLUDE nvtx3/nvToolsExt.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
   if(SCALECAST_NCCL_LIBRARY AND SCALECAST_NVTX3_INCLUDE AND TARGET CUDA::cublas)

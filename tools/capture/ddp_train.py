@@ -1,8 +1,9 @@
-"""A DDP training loop for the capture's device check (tools/capture/device-check.sh): torchvision's
-inception_v3 on random data, NCCL backend, one ProfilerStep#N NVTX range per step, median step
-time printed. Run with torchrun (world size = --nproc-per-node).
+"""A DDP training loop for the capture's device check (tools/capture/device-check.sh runs it plain and
+captured to measure the capture's overhead): torchvision's inception_v3 on random data, NCCL
+backend, one ProfilerStep#N NVTX range per step, the median step time (steps 5 on) printed. Run
+with torchrun (world size = --nproc-per-node).
 
-Prepared for a GPU session; not yet run (no GPU was lent to the task that wrote it)."""
+Prepared without a GPU; the device check is its first run."""
 import argparse
 import contextlib
 import os

@@ -16,6 +16,7 @@ namespace {
 std::mutex mutex;
 std::vector<FakeNcclCall> calls;
 int result_to_return = 0;
+void (*launch_hook)(const char*) = nullptr;
 
 FakeNcclCall& log(const char* function) {
   std::lock_guard<std::mutex> lock(mutex);
@@ -38,6 +39,7 @@ ncclResult_t collective(const char* name, const void* send, const void* recv, si
   call.root_or_peer = root;
   call.comm = comm;
   call.stream = stream;
+  if (launch_hook) launch_hook(name);
   return result_to_return;
 }
 
@@ -64,6 +66,7 @@ void fake_nccl_reset() {
   result_to_return = 0;
 }
 void fake_nccl_set_result(int result) { result_to_return = result; }
+void fake_nccl_set_launch_hook(void (*hook)(const char*)) { launch_hook = hook; }
 
 ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId id, int rank) {
   return init("ncclCommInitRank", comm, nranks, id, rank);
@@ -87,6 +90,17 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newc
   call.key = key;
   // Pretend every colour holds this rank alone (NCCL_SPLIT_NOCOLOR, -1: no communicator).
   *newcomm = color < 0 ? nullptr : new ncclComm{1, 0, comm->device};
+  return result_to_return;
+}
+// The new communicator keeps this rank, renumbered below the excluded ranks.
+ncclResult_t ncclCommShrink(ncclComm_t comm, int* exclude, int excluded, ncclComm_t* newcomm, ncclConfig_t*, int flags) {
+  FakeNcclCall& call = log("ncclCommShrink");
+  call.comm = comm;
+  call.nranks = excluded;
+  call.key = flags;
+  int below = 0;
+  for (int i = 0; i < excluded; ++i) below += exclude[i] < comm->rank;
+  *newcomm = new ncclComm{comm->nranks - excluded, comm->rank - below, comm->device};
   return result_to_return;
 }
 ncclResult_t ncclCommDestroy(ncclComm_t comm) {
@@ -118,8 +132,11 @@ ncclResult_t ncclAllReduce(const void* s, void* r, size_t n, ncclDataType_t t, n
 ncclResult_t ncclBroadcast(const void* s, void* r, size_t n, ncclDataType_t t, int root, ncclComm_t c, cudaStream_t st) {
   return collective("ncclBroadcast", s, r, n, t, -1, root, c, st);
 }
+// As NCCL 2.28 does: logs itself, then calls the public ncclBroadcast, through the PLT (this is a
+// shared library and ncclBroadcast has default visibility), so a preloaded interposer gets it too.
 ncclResult_t ncclBcast(void* b, size_t n, ncclDataType_t t, int root, ncclComm_t c, cudaStream_t st) {
-  return collective("ncclBcast", b, b, n, t, -1, root, c, st);
+  collective("ncclBcast", b, b, n, t, -1, root, c, st);
+  return ncclBroadcast(b, b, n, t, root, c, st);
 }
 ncclResult_t ncclReduce(const void* s, void* r, size_t n, ncclDataType_t t, ncclRedOp_t op, int root, ncclComm_t c,
                         cudaStream_t st) {
@@ -135,6 +152,12 @@ ncclResult_t ncclReduceScatter(const void* s, void* r, size_t n, ncclDataType_t 
 ncclResult_t ncclAlltoAll(const void* s, void* r, size_t n, ncclDataType_t t, ncclComm_t c, cudaStream_t st) {
   return collective("ncclAlltoAll", s, r, n, t, -1, -1, c, st);
 }
+ncclResult_t ncclGather(const void* s, void* r, size_t n, ncclDataType_t t, int root, ncclComm_t c, cudaStream_t st) {
+  return collective("ncclGather", s, r, n, t, -1, root, c, st);
+}
+ncclResult_t ncclScatter(const void* s, void* r, size_t n, ncclDataType_t t, int root, ncclComm_t c, cudaStream_t st) {
+  return collective("ncclScatter", s, r, n, t, -1, root, c, st);
+}
 ncclResult_t ncclSend(const void* s, size_t n, ncclDataType_t t, int peer, ncclComm_t c, cudaStream_t st) {
   return collective("ncclSend", s, nullptr, n, t, -1, peer, c, st);
 }
@@ -147,6 +170,10 @@ ncclResult_t ncclGroupStart() {
 }
 ncclResult_t ncclGroupEnd() {
   log("ncclGroupEnd");
+  return result_to_return;
+}
+ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t*) {
+  log("ncclGroupSimulateEnd");
   return result_to_return;
 }
 

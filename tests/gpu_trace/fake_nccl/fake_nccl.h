@@ -29,5 +29,8 @@ const FakeNcclCall* fake_nccl_calls(size_t* count);
 void fake_nccl_reset();
 // What every fake call returns (default 0, ncclSuccess).
 void fake_nccl_set_result(int result);
+// Called by every collective and send/recv with the function's name, as NCCL launches its kernel
+// (the fake CUPTI job launches a fake kernel there); null: none.
+void fake_nccl_set_launch_hook(void (*hook)(const char* function));
 
 }  // extern "C"

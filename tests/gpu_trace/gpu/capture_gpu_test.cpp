@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 
 #include "sim/trace/trace_json.h"
 #include "tests/support/cli_runner.h"
@@ -27,7 +28,7 @@ int gpu_count(std::string& why) {
   return devices;
 }
 
-TEST(GpuCapture, CublasGemmMemsetAndNcclAllreduceBecomeATrace) {
+TEST(GpuCapture, CublasGemmMemsetAndOneRankNcclCallsThatRunOnTheGpuBecomeATrace) {
   std::string why;
   if (gpu_count(why) == 0) GTEST_SKIP() << "needs a GPU: " << why;
   const auto out = std::filesystem::temp_directory_path() / ("gpu-capture-" + std::to_string(getpid()));
@@ -37,24 +38,31 @@ TEST(GpuCapture, CublasGemmMemsetAndNcclAllreduceBecomeATrace) {
   std::filesystem::remove_all(out);
   EXPECT_EQ(graph.world_size(), 1);
   EXPECT_FALSE(graph.traced_gpu.empty());
-  int gemm = 0, fill = 0, allreduce = 0;
+  const double bytes = 4.0 * 2048 * 2048;
+  std::map<std::string, int> seen;
   for (const Task& t : graph.program(0).tasks) {
     EXPECT_GE(t.step, 0);
     EXPECT_LT(t.step, 3);
-    if (t.name == "gemm") {
-      ++gemm;
-      EXPECT_GT(t.duration_s, 0);
+    if (t.kind == TaskKind::compute) {
+      ++seen[t.name];
+      EXPECT_GT(t.duration_s, 0) << t.name;
+      EXPECT_NE(t.name.rfind("nccl", 0), 0u) << "NCCL's work is not compute: " << t.name;
+      continue;
     }
-    if (t.name == "fill") ++fill;
-    if (t.kind == TaskKind::collective) {
-      ++allreduce;
-      EXPECT_EQ(t.bytes, 4.0 * 2048 * 2048);
+    ++seen[t.name];
+    EXPECT_EQ(t.bytes, bytes) << t.name;
+    if (t.kind == TaskKind::send || t.kind == TaskKind::recv) {
+      EXPECT_EQ(t.peer_offset, 0);  // to itself
     }
   }
-  EXPECT_EQ(gemm, 3);
-  EXPECT_EQ(fill, 3);
-  EXPECT_EQ(allreduce, 3);
+  // 3 steps of: fill, gemm, allreduce (AVG), allgather, 2 broadcasts (ncclBcast once, not twice),
+  // send, recv.
+  EXPECT_EQ(seen, (std::map<std::string, int>{{"fill", 3}, {"gemm", 3}, {"allreduce", 3}, {"allgather", 3},
+                                              {"broadcast", 6}, {"send", 3}, {"recv", 3}}));
+  // The collectives were timed by the GPU work they launched, not by their host calls.
+  EXPECT_GT(std::stod(graph.metadata.at("capture.nccl_gpu_s")), 0);
   EXPECT_NE(graph.metadata.at("capture.overhead_s"), "");
+  EXPECT_EQ(graph.metadata.count("capture.cupti"), 0u);  // no other client held CUPTI
 }
 
 }  // namespace

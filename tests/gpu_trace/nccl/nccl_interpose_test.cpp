@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -72,6 +74,8 @@ TEST_F(NcclInterpose, EveryCollectiveIsForwardedWithItsArgumentsAndRecordedOnce)
   EXPECT_EQ(ncclAlltoAll(send_buffer, recv_buffer, 17, 0, comm, kStream), 0);
   EXPECT_EQ(ncclSend(send_buffer, 18, 1, 3, comm, kStream), 0);
   EXPECT_EQ(ncclRecv(recv_buffer, 19, 3, 1, comm, kStream), 0);
+  EXPECT_EQ(ncclGather(send_buffer, recv_buffer, 20, 7, 2, comm, kStream), 0);
+  EXPECT_EQ(ncclScatter(send_buffer, recv_buffer, 21, 7, 1, comm, kStream), 0);
 
   struct Expected {
     const char* function;
@@ -91,12 +95,20 @@ TEST_F(NcclInterpose, EveryCollectiveIsForwardedWithItsArgumentsAndRecordedOnce)
       {"ncclAlltoAll", send_buffer, recv_buffer, 17, 0, -1, -1, NcclOp::alltoall},
       {"ncclSend", send_buffer, nullptr, 18, 1, -1, 3, NcclOp::send},
       {"ncclRecv", nullptr, recv_buffer, 19, 3, -1, 1, NcclOp::recv},
+      {"ncclGather", send_buffer, recv_buffer, 20, 7, -1, 2, NcclOp::gather},
+      {"ncclScatter", send_buffer, recv_buffer, 21, 7, -1, 1, NcclOp::scatter},
   };
-  const auto calls = received();
+  constexpr size_t n = std::size(expected);
+  auto calls = received();
+  // ncclBcast forwards to ncclBroadcast inside "NCCL", as NCCL 2.28 does: NCCL sees both, the
+  // capture records the program's one call.
+  ASSERT_EQ(calls.size(), n + 1);
+  EXPECT_STREQ(calls[3].function, "ncclBroadcast");
+  EXPECT_EQ(calls[3].recvbuff, recv_buffer);
+  calls.erase(calls.begin() + 3);
   const ProcessRecords records = recorded();
-  ASSERT_EQ(calls.size(), 9u);
-  ASSERT_EQ(records.nccl_calls.size(), 9u);
-  for (size_t i = 0; i < 9; ++i) {
+  ASSERT_EQ(records.nccl_calls.size(), n);
+  for (size_t i = 0; i < n; ++i) {
     const Expected& e = expected[i];
     SCOPED_TRACE(e.function);
     EXPECT_STREQ(calls[i].function, e.function);  // forwarded to the same function, once
@@ -120,12 +132,39 @@ TEST_F(NcclInterpose, EveryCollectiveIsForwardedWithItsArgumentsAndRecordedOnce)
     EXPECT_EQ(r.group_id, 0u);
     EXPECT_LE(r.host_start_ns, r.host_end_ns);
   }
-  // Each ungrouped call pushed its own id around the real call.
-  ASSERT_EQ(correlation_log.size(), 18u);
-  for (size_t i = 0; i < 9; ++i) {
+  // Each ungrouped call pushed its own id around the real call, once (not again for the
+  // ncclBroadcast inside ncclBcast).
+  ASSERT_EQ(correlation_log.size(), 2 * n);
+  for (size_t i = 0; i < n; ++i) {
     EXPECT_EQ(correlation_log[2 * i], records.nccl_calls[i].external_id());
     EXPECT_EQ(correlation_log[2 * i + 1], 0u);
   }
+  ncclCommDestroy(comm);
+}
+
+TEST_F(NcclInterpose, GroupSimulateEndMarksTheGroupsCallsAsNeverRun) {
+  ncclComm_t comm = init(2, 0, 4);
+  ncclAllReduce(send_buffer, recv_buffer, 4, 7, 0, comm, kStream);
+  ASSERT_EQ(ncclGroupStart(), 0);
+  ncclAllGather(send_buffer, recv_buffer, 4, 7, comm, kStream);
+  ASSERT_EQ(ncclGroupStart(), 0);
+  ncclSend(send_buffer, 4, 7, 1, comm, kStream);
+  ASSERT_EQ(ncclGroupSimulateEnd(nullptr), 0);  // inner: the group goes on
+  ncclRecv(recv_buffer, 4, 7, 1, comm, kStream);
+  ASSERT_EQ(ncclGroupSimulateEnd(nullptr), 0);
+  ncclBroadcast(send_buffer, recv_buffer, 4, 7, 0, comm, kStream);  // after it: a real call again
+  const ProcessRecords records = recorded();
+  ASSERT_EQ(records.nccl_calls.size(), 5u);
+  EXPECT_EQ(records.nccl_calls[0].result, 0);
+  for (int i = 1; i <= 3; ++i) EXPECT_EQ(records.nccl_calls[i].result, NcclCall::kSimulated) << i;
+  EXPECT_EQ(records.nccl_calls[4].result, 0);
+  EXPECT_EQ(records.nccl_calls[4].group_id, 0u);
+  // Nothing was launched for the simulated group: only the two real calls pushed their ids.
+  EXPECT_EQ(correlation_log, (std::vector<uint64_t>{records.nccl_calls[0].external_id(), 0,
+                                                    records.nccl_calls[4].external_id(), 0}));
+  std::vector<std::string> names;
+  for (const auto& call : received()) names.push_back(call.function);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "ncclGroupSimulateEnd"), 2);
   ncclCommDestroy(comm);
 }
 
@@ -200,6 +239,29 @@ TEST_F(NcclInterpose, CommunicatorsGetIdsSharedByTheirRanks) {
   EXPECT_EQ(calls[2].id_first_byte, 6);
   EXPECT_EQ(calls[3].color, 3);
   for (ncclComm_t comm : {a0, a1, b, split, all[0], all[1]}) ncclCommDestroy(comm);
+}
+
+TEST_F(NcclInterpose, ShrunkCommunicatorsGetAnIdSharedByTheirRanks) {
+  // Ranks 0 and 2 of a 3-rank communicator both drop rank 1; another parent drops rank 1 too.
+  ncclComm_t r0 = init(3, 0, 8), r2 = init(3, 2, 8), other = init(3, 0, 9);
+  int excluded[] = {1};
+  ncclComm_t s0 = nullptr, s2 = nullptr, s_other = nullptr;
+  ASSERT_EQ(ncclCommShrink(r0, excluded, 1, &s0, nullptr, 0), 0);
+  ASSERT_EQ(ncclCommShrink(r2, excluded, 1, &s2, nullptr, 0), 0);
+  ASSERT_EQ(ncclCommShrink(other, excluded, 1, &s_other, nullptr, 0), 0);
+  const ProcessRecords records = recorded();
+  ASSERT_EQ(records.communicators.size(), 6u);
+  const auto& c = records.communicators;
+  EXPECT_EQ(c[3].created_by, "shrink");
+  EXPECT_EQ(c[3].stable_id, c[4].stable_id);
+  EXPECT_NE(c[3].stable_id, c[0].stable_id);
+  EXPECT_NE(c[3].stable_id, c[5].stable_id);
+  EXPECT_EQ(c[3].nranks, 2);
+  EXPECT_EQ(c[4].rank, 1);  // rank 2 of the parent is rank 1 of the shrunk communicator
+  // A call on it is recorded against it (a shrunk communicator used to make the rank unconvertible).
+  ncclAllReduce(send_buffer, recv_buffer, 4, 7, 0, s0, kStream);
+  EXPECT_EQ(recorded().nccl_calls.at(0).comm, reinterpret_cast<uint64_t>(s0));
+  for (ncclComm_t comm : {r0, r2, other, s0, s2, s_other}) ncclCommDestroy(comm);
 }
 
 TEST_F(NcclInterpose, FailedCallsReturnNcclsResultAndAreRecordedAsFailed) {
