@@ -8,6 +8,7 @@ nlohmann::ordered_json placement_json(const ModelGraph& model, const WorkerPlan&
   nlohmann::ordered_json out;
   out["method"] = plan.placement.method;
   out["proven_optimal"] = plan.placement.proven_optimal;
+  if (!plan.placement.solver_failure.empty()) out["solver_failure"] = plan.placement.solver_failure;
   out["gpus_per_worker"] = plan.gpus_per_worker;
   out["single_gpu_step_s"] = plan.placement.single_gpu_step_s;
   out["predicted_step_s"] = plan.placement.step_time_s;

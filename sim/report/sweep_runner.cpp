@@ -6,7 +6,7 @@
 #include "sim/core/input_error.h"
 #include "sim/core/quantity_parse.h"
 #include "sim/report/placement_report.h"
-#include "sim/report/process_pool.h"
+#include "sim/core/process_pool.h"
 #include "sim/report/sweep_plots.h"
 
 namespace scalecast {
@@ -29,7 +29,8 @@ std::vector<SweepPoint> sweep_points(const std::vector<StrategySpec>& strategies
 
 nlohmann::json placement_to_json(const Placement& placement) {
   return {{"gpu_of_group", placement.gpu_of_group}, {"task_order", placement.task_order}, {"method", placement.method},
-          {"proven_optimal", placement.proven_optimal}, {"solver_lower_bound_s", placement.solver_lower_bound_s}};
+          {"proven_optimal", placement.proven_optimal}, {"solver_lower_bound_s", placement.solver_lower_bound_s},
+          {"solver_failure", placement.solver_failure}};
 }
 
 Placement placement_from_json(const nlohmann::json& json) {
@@ -39,6 +40,7 @@ Placement placement_from_json(const nlohmann::json& json) {
   placement.method = json.at("method").get<std::string>();
   placement.proven_optimal = json.at("proven_optimal").get<bool>();
   placement.solver_lower_bound_s = json.at("solver_lower_bound_s").get<double>();
+  placement.solver_failure = json.at("solver_failure").get<std::string>();
   return placement;
 }
 

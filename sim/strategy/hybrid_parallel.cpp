@@ -111,10 +111,12 @@ void adopt_placement(WorkerPlan& plan, const Placement& placement) {
   const std::string method = placement.method;
   const bool proven_optimal = placement.proven_optimal;
   const double bound_s = placement.solver_lower_bound_s;
+  const std::string failure = placement.solver_failure;
   plan.placement = evaluate_order(plan.problem, placement.gpu_of_group, placement.task_order);
   plan.placement.method = method;
   plan.placement.proven_optimal = proven_optimal;
   plan.placement.solver_lower_bound_s = bound_s;
+  plan.placement.solver_failure = failure;
 }
 
 ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int gpus, const HybridOptions& options) {

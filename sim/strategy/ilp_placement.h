@@ -20,6 +20,8 @@
 // task's group sits on GPU 0. The warm start is relabelled to match.
 #pragma once
 
+#include <string>
+
 #include "sim/strategy/placement.h"
 
 namespace scalecast {
@@ -47,5 +49,14 @@ long unordered_task_pairs(const PlacementProblem& problem, bool skip_sinks = fal
 // each GPU's load row. The placement is then evaluated exactly like any other.
 IlpPlacementResult place_ilp(const PlacementProblem& problem, const Placement& warm_start,
                              const PlacementOptions& options, bool relax_sinks = false);
+
+// place_ilp in a child process, the placement sent back as its assignment and order and
+// evaluated again here (ilp_isolation.cpp). CBC stopped by its time limit has been seen to crash
+// (SIGSEGV in CglPreProcess::postProcess, about 1 run in 6 with six placement searches sharing
+// two cores): in a child, a crash costs only the solver's candidate (solved = false, `failure`
+// says what happened), never the command. CBC also keeps global state, which stays in the child.
+IlpPlacementResult place_ilp_isolated(const PlacementProblem& problem, const Placement& warm_start,
+                                      const PlacementOptions& options, bool relax_sinks = false,
+                                      std::string* failure = nullptr);
 
 }  // namespace scalecast

@@ -53,6 +53,9 @@ struct Placement {
   // Set by place_best when CBC ran: its lower bound on any placement's step under the same
   // model (0 when it did not run). proven_optimal means step_time_s reaches it.
   double solver_lower_bound_s = 0;
+  // Set by place_best when the solver ran but gave nothing back (it crashed): why. The
+  // placement is then the best list schedule.
+  std::string solver_failure;
 };
 
 struct PlacementOptions {

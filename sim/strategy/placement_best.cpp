@@ -75,7 +75,9 @@ Placement place_best(const PlacementProblem& problem, const PlacementOptions& op
   if (options.solver_time_limit_s <= 0 || problem.tasks.empty()) return best;
 
   if (fits_solver(problem, options, false)) {
-    IlpPlacementResult ilp = place_ilp(problem, best, options);
+    std::string failure;
+    IlpPlacementResult ilp = place_ilp_isolated(problem, best, options, false, &failure);
+    best.solver_failure = failure;
     if (ilp.solved && ilp.placement.step_time_s <= best.step_time_s) {
       best = ilp.placement;
       best.proven_optimal = ilp.proven_optimal;
@@ -91,7 +93,9 @@ Placement place_best(const PlacementProblem& problem, const PlacementOptions& op
   // Merged groups can pack worse than the originals: then there is no coarse candidate.
   const HeftOutcome warm = list_candidate(coarsening.coarse);
   if (!warm.placement) return best;
-  IlpPlacementResult ilp = place_ilp(coarsening.coarse, *warm.placement, options, true);
+  std::string failure;
+  IlpPlacementResult ilp = place_ilp_isolated(coarsening.coarse, *warm.placement, options, true, &failure);
+  best.solver_failure = failure;
   if (!ilp.solved) return best;
   std::vector<int> gpu_of_group = expand_assignment(coarsening, ilp.placement.gpu_of_group);
   Placement by_order = evaluate_order(problem, gpu_of_group, expand_order(coarsening, ilp.placement.task_order));

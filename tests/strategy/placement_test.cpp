@@ -136,6 +136,29 @@ TEST(Placement, SolverNeverWorseThanHeftOnRandomDags) {
   }
 }
 
+// The solve in a child process gives back the placement the solver found in-process: the same
+// assignment and order, evaluated to the same step (a proven optimum, so time limits do not
+// make the two runs differ).
+TEST(Placement, IsolatedSolveGivesTheSamePlacement) {
+  const PlacementProblem problem = three_branches();
+  PlacementOptions options;
+  options.solver_time_limit_s = 5;
+  const Placement heft = place_heft(problem);
+  const IlpPlacementResult here = place_ilp(problem, heft, options);
+  std::string failure;
+  const IlpPlacementResult isolated = place_ilp_isolated(problem, heft, options, false, &failure);
+  ASSERT_TRUE(here.solved);
+  ASSERT_TRUE(isolated.solved) << failure;
+  EXPECT_TRUE(failure.empty());
+  EXPECT_TRUE(here.proven_optimal);
+  EXPECT_EQ(isolated.proven_optimal, here.proven_optimal);
+  EXPECT_EQ(isolated.placement.gpu_of_group, here.placement.gpu_of_group);
+  EXPECT_EQ(isolated.placement.task_order, here.placement.task_order);
+  EXPECT_DOUBLE_EQ(isolated.placement.step_time_s, here.placement.step_time_s);
+  EXPECT_EQ(isolated.placement.method, "cbc");
+  EXPECT_EQ(isolated.variables, here.variables);
+}
+
 TEST(Placement, ModelTooLargeForTheWorkerIsInputError) {
   PlacementProblem problem = three_branches();
   problem.gpu_memory_bytes = 10e9;

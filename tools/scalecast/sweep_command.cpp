@@ -14,7 +14,7 @@
 #include "sim/core/quantity_parse.h"
 #include "sim/platform/platform_yaml.h"
 #include "sim/report/point_report.h"
-#include "sim/report/process_pool.h"
+#include "sim/core/process_pool.h"
 #include "sim/report/scaling_report.h"
 #include "sim/report/sweep_runner.h"
 #include "sim/trace/trace_json.h"

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "sim/core/input_error.h"
-#include "sim/report/process_pool.h"
+#include "sim/core/process_pool.h"
 #include "sim/report/validation.h"
 #include "tools/scalecast/cli_options.h"
 #include "tools/scalecast/subcommands.h"

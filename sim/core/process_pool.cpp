@@ -1,4 +1,4 @@
-#include "sim/report/process_pool.h"
+#include "sim/core/process_pool.h"
 
 #include <poll.h>
 #include <sys/wait.h>
