@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# Regenerates the README's measured blocks from the commands that measure them, so that no
-# figure in the README is edited by hand. Each block sits between two marker lines:
+# Regenerates the README's measured and example blocks from the commands that produce them, so
+# that no figure in the README is edited by hand. Each block sits between two marker lines:
 #   <!-- BEGIN generated: NAME -->   and   <!-- END generated: NAME -->
-# and holds the command's output with the machine, date and commit it was measured at.
 #
-#   tools/update-readme.sh             every block (validate, then the benchmarks: many minutes)
-#   tools/update-readme.sh validate    the fidelity table only (`scalecast validate`)
-#   tools/update-readme.sh bench       the benchmarks only (`scalecast-bench --repeat 3 --full`)
+#   validate   the fidelity table (`scalecast validate`)
+#   bench      the benchmarks (`scalecast-bench --repeat 3 --full`; many minutes: measure on
+#              an otherwise idle machine)
+#   main       the main job's summary (`tools/run-main.sh`)
+#   run        every example block: its first line `$ scalecast ...` is run again (from the
+#              repository root, `scalecast` being build/scalecast) and its output replaces the
+#              rest of the block
 #
-# Measure on an otherwise idle machine: the benchmarks' wall times are what they are for.
+#   tools/update-readme.sh                 validate, main and run (not bench)
+#   tools/update-readme.sh bench           only the benchmarks
+#   tools/update-readme.sh validate run    a list
 set -euo pipefail
 cd "$(dirname "$0")/.."
-blocks=("${@:-validate bench}")
-blocks=(${blocks[*]})
+blocks=("$@")
+[ ${#blocks[@]} -eq 0 ] && blocks=(validate main run)
 ./tools/build.sh >/dev/null
 
 stamp() {
@@ -20,20 +25,37 @@ stamp() {
        "$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), Release build)"
 }
 
-replace_block() {  # NAME FILE-WITH-CONTENT
+replace_block() {  # NAME FILE-WITH-CONTENT: the first block of that name
   python3 - "$1" "$2" <<'PY'
-import re, sys
+import os, re, sys
 name, content_file = sys.argv[1], sys.argv[2]
 content = open(content_file).read().rstrip("\n")
 readme = open("README.md").read()
 begin, end = f"<!-- BEGIN generated: {name} -->", f"<!-- END generated: {name} -->"
 if begin not in readme or end not in readme:
     sys.exit(f"update-readme: README.md has no block '{name}' ({begin} ... {end})")
-pattern = re.escape(begin) + r".*?" + re.escape(end)
-readme = re.sub(pattern, lambda _: f"{begin}\n{content}\n{end}", readme, count=1, flags=re.S)
-tmp = "README.md.tmp"
-open(tmp, "w").write(readme)
-import os; os.replace(tmp, "README.md")
+readme = re.sub(re.escape(begin) + r".*?" + re.escape(end), lambda _: f"{begin}\n{content}\n{end}", readme, count=1, flags=re.S)
+open("README.md.tmp", "w").write(readme)
+os.replace("README.md.tmp", "README.md")
+PY
+}
+
+# Every `run` block: rerun its command, keep the command line, replace the output.
+rerun_examples() {
+  python3 - <<'PY'
+import os, re, subprocess, sys
+readme = open("README.md").read()
+pattern = re.compile(r"(<!-- BEGIN generated: run -->\n```\n)\$ (scalecast [^\n]*)\n.*?(```\n<!-- END generated: run -->)", re.S)
+def rerun(match):
+    command = match.group(2)
+    result = subprocess.run("./build/" + command, shell=True, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"update-readme: `{command}` failed ({result.returncode}):\n{result.stderr}")
+    return f"{match.group(1)}$ {command}\n{result.stdout.rstrip()}\n{match.group(3)}"
+readme, count = pattern.subn(rerun, readme)
+open("README.md.tmp", "w").write(readme)
+os.replace("README.md.tmp", "README.md")
+print(f"update-readme: reran {count} example(s)", file=sys.stderr)
 PY
 }
 
@@ -47,7 +69,11 @@ for block in "${blocks[@]}"; do
     bench)
       { echo '```'; echo '$ scalecast-bench --repeat 3 --full'; ./build/scalecast-bench --repeat 3 --full; echo '```'; stamp; } >"$out"
       replace_block bench "$out" ;;
-    *) echo "update-readme: unknown block '$block' (validate, bench)" >&2; exit 2 ;;
+    main)
+      { echo '```'; echo '$ ./tools/run-main.sh   # its summary, at the end'; JOBS=2 ./tools/run-main.sh 2>/dev/null | sed -n '/^Seed study summary/,$p'; echo '```'; stamp; } >"$out"
+      replace_block main "$out" ;;
+    run) rerun_examples ;;
+    *) echo "update-readme: unknown block '$block' (validate, bench, main, run)" >&2; exit 2 ;;
   esac
   echo "update-readme: regenerated '$block'" >&2
 done
