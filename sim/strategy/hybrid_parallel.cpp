@@ -119,15 +119,10 @@ void adopt_placement(WorkerPlan& plan, const Placement& placement) {
   plan.placement.solver_failure = failure;
 }
 
-ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int gpus, const HybridOptions& options) {
-  const int m = plan.gpus_per_worker;
-  if (gpus < m || gpus % m != 0)
-    throw RequestError("gpus",
-                     std::to_string(gpus) + " GPUs cannot be split into workers of " + std::to_string(m) + " GPUs");
-  const int workers = gpus / m;
-  const Placement& placement = plan.placement;
-  const auto slot_of_task = [&](int t) { return placement.gpu_of_group[group_of(model, plan.step.tasks[t].op)]; };
+namespace {
 
+// The graph's frame: one program per GPU of a worker, shared by that GPU's rank in every worker.
+ExecutionGraph hybrid_graph_frame(const ModelGraph& model, int m, int gpus) {
   ExecutionGraph graph;
   graph.origin = "generated";
   graph.metadata["workload"] = model.name;
@@ -135,27 +130,43 @@ ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int
   graph.metadata["batch_per_worker"] = std::to_string(model.batch_per_gpu);
   graph.programs.resize(m);
   for (int r = 0; r < gpus; ++r) graph.program_of_rank.push_back(r % m);
+  return graph;
+}
 
-  // Compute tasks, in the order the placement's schedule runs them on each GPU.
-  std::vector<int> index_in_program(plan.step.tasks.size(), -1);
-  std::vector<int> position_on_gpu(plan.step.tasks.size(), -1);
-  for (int slot = 0; slot < m; ++slot)
-    for (size_t k = 0; k < placement.task_order[slot].size(); ++k) {
-      const int t = placement.task_order[slot][k];
-      index_in_program[t] = static_cast<int>(graph.programs[slot].tasks.size());
-      position_on_gpu[t] = static_cast<int>(k);
+// Where each step task landed: its index in its GPU's program and its position in that GPU's
+// schedule (which orders transfers).
+struct TaskSlots {
+  std::vector<int> index_in_program;
+  std::vector<int> position_on_gpu;
+};
+
+// Compute tasks, in the order the placement's schedule runs them on each GPU.
+TaskSlots add_compute_tasks(const WorkerPlan& plan, ExecutionGraph& graph) {
+  TaskSlots slots{std::vector<int>(plan.step.tasks.size(), -1), std::vector<int>(plan.step.tasks.size(), -1)};
+  for (int slot = 0; slot < plan.gpus_per_worker; ++slot)
+    for (size_t k = 0; k < plan.placement.task_order[slot].size(); ++k) {
+      const int t = plan.placement.task_order[slot][k];
+      slots.index_in_program[t] = static_cast<int>(graph.programs[slot].tasks.size());
+      slots.position_on_gpu[t] = static_cast<int>(k);
       graph.programs[slot].tasks.push_back(priced_task(plan.step.tasks[t]));
     }
+  return slots;
+}
 
-  // Cross-GPU edges: one transfer per (producer, destination GPU), however many consumers.
+// Step edges become dependencies on the consumer's GPU; an edge between GPUs that carries data
+// becomes a transfer: one per (producer, destination GPU), however many consumers. Returned in
+// each direction's production order, the order both ends run them in.
+std::vector<Transfer> collect_transfers(const ModelGraph& model, const WorkerPlan& plan, const TaskSlots& slots,
+                                        ExecutionGraph& graph) {
+  const auto slot_of_task = [&](int t) { return plan.placement.gpu_of_group[group_of(model, plan.step.tasks[t].op)]; };
   std::map<std::pair<int, int>, Transfer> transfers;
   for (const StepEdge& edge : plan.step.edges) {
     const int from = slot_of_task(edge.from), to = slot_of_task(edge.to);
-    Task& consumer = graph.programs[to].tasks[index_in_program[edge.to]];
+    Task& consumer = graph.programs[to].tasks[slots.index_in_program[edge.to]];
     if (from == to) {
-      consumer.deps.push_back({0, index_in_program[edge.from]});
+      consumer.deps.push_back({0, slots.index_in_program[edge.from]});
     } else if (edge.bytes <= 0) {
-      consumer.deps.push_back({from - to, index_in_program[edge.from]});
+      consumer.deps.push_back({from - to, slots.index_in_program[edge.from]});
     } else {
       Transfer& transfer = transfers[{edge.from, to}];
       transfer.producer = edge.from;
@@ -165,15 +176,22 @@ ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int
       transfer.consumers.push_back(edge.to);
     }
   }
-  // A transfer is a two-rank broadcast on the communicator of its (sender, receiver) pair,
-  // whose groups pair those GPUs in every worker: all workers' copies are one collective, so
-  // workers stay in lockstep and their flows share the links. Each direction keeps the
-  // sender's production order on both sides, which the schedule shows to be deadlock-free.
   std::vector<Transfer> ordered;
   for (auto& [key, transfer] : transfers) ordered.push_back(transfer);
   std::sort(ordered.begin(), ordered.end(), [&](const Transfer& a, const Transfer& b) {
-    return std::tie(a.from, a.to, position_on_gpu[a.producer]) < std::tie(b.from, b.to, position_on_gpu[b.producer]);
+    return std::tie(a.from, a.to, slots.position_on_gpu[a.producer]) <
+           std::tie(b.from, b.to, slots.position_on_gpu[b.producer]);
   });
+  return ordered;
+}
+
+// A transfer is a two-rank broadcast on the communicator of its (sender, receiver) pair,
+// whose groups pair those GPUs in every worker: all workers' copies are one collective, so
+// workers stay in lockstep and their flows share the links. Each direction keeps the
+// sender's production order on both sides, which the schedule shows to be deadlock-free.
+void add_transfers(const WorkerPlan& plan, const std::vector<Transfer>& ordered, const TaskSlots& slots, int workers,
+                   ExecutionGraph& graph) {
+  const int m = plan.gpus_per_worker;
   std::map<std::pair<int, int>, int> pair_communicator;
   const int first_pair_communicator = m;
   for (const Transfer& transfer : ordered) {
@@ -196,7 +214,7 @@ ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int
     Task send = copy;
     send.name = producer_name + " -> gpu" + std::to_string(transfer.to);
     send.stream = send_stream(transfer.to);
-    send.deps.push_back({0, index_in_program[transfer.producer]});
+    send.deps.push_back({0, slots.index_in_program[transfer.producer]});
     graph.programs[transfer.from].tasks.push_back(send);
     Task receive = copy;
     receive.name = producer_name + " <- gpu" + std::to_string(transfer.from);
@@ -204,72 +222,99 @@ ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int
     auto& receiver_tasks = graph.programs[transfer.to].tasks;
     const int received = static_cast<int>(receiver_tasks.size());
     receiver_tasks.push_back(receive);
-    for (int consumer : transfer.consumers) receiver_tasks[index_in_program[consumer]].deps.push_back({0, received});
+    for (int consumer : transfer.consumers) receiver_tasks[slots.index_in_program[consumer]].deps.push_back({0, received});
   }
+}
 
-  // Gradients: each GPU's, in the order its backward completes them (a weight shared by several
-  // operators after its last contribution), in DDP-style buckets allreduced among the GPUs of the
-  // same slot in every worker as soon as a bucket is full; then the optimizer step.
+// The gradient allreduce of one DDP-style bucket on a GPU's gradient communicator.
+Task bucket_allreduce(const ModelGraph& model, int slot, int bucket, double bytes, int last_gradient) {
+  Task allreduce;
+  allreduce.kind = TaskKind::collective;
+  allreduce.name = "allreduce.gpu" + std::to_string(slot) + ".bucket" + std::to_string(bucket);
+  allreduce.op = CollectiveOp::allreduce;
+  allreduce.communicator = slot;
+  allreduce.dtype = model.precision == "fp32" ? "float32" : "float16";
+  allreduce.bytes = bytes;
+  allreduce.stream = kGradientStream;
+  allreduce.step = 0;
+  allreduce.deps.push_back({0, last_gradient});
+  return allreduce;
+}
+
+// The optimizer reads and writes weights, gradients and optimizer state: memory-bound. It runs
+// once every bucket is reduced (`update_deps`).
+Task optimizer_task(int slot, double held_weight_bytes, const std::vector<int>& update_deps) {
+  Task update;
+  update.kind = TaskKind::compute;
+  update.name = "optimizer.step.gpu" + std::to_string(slot);
+  update.op_kind = "optimizer";
+  update.duration_s = -1;
+  update.flops = held_weight_bytes / 4;
+  update.memory_bytes = kOptimizerBytesPerWeightByte * held_weight_bytes;
+  update.stream = kComputeStream;
+  update.step = 0;
+  for (int d : update_deps) update.deps.push_back({0, d});
+  return update;
+}
+
+// One GPU's gradients, in the order its backward completes them (a weight shared by several
+// operators after its last contribution), in DDP-style buckets allreduced among the GPUs of the
+// same slot in every worker as soon as a bucket is full; then the optimizer step.
+// `contributions`: per parameter group, the weight-gradient tasks still to come (counted down).
+void add_gradient_exchange(const ModelGraph& model, const WorkerPlan& plan, const HybridOptions& options, int slot,
+                           int workers, const TaskSlots& slots, std::vector<int>& contributions, ExecutionGraph& graph) {
+  const int m = plan.gpus_per_worker;
+  Communicator gradients{slot, "gradients.gpu" + std::to_string(slot), {{}}};
+  for (int w = 0; w < workers; ++w) gradients.groups[0].push_back(w * m + slot);
+  graph.communicators.push_back(std::move(gradients));
+
+  auto& tasks = graph.programs[slot].tasks;
+  std::vector<int> update_deps;
+  double bucket_bytes = 0, held_weight_bytes = 0;
+  int last_gradient = -1, buckets = 0;
+  auto close_bucket = [&]() {
+    if (last_gradient < 0) return;
+    if (workers > 1) {
+      update_deps.push_back(static_cast<int>(tasks.size()));
+      tasks.push_back(bucket_allreduce(model, slot, buckets, bucket_bytes * options.gradient_bytes_scale, last_gradient));
+    } else {
+      update_deps.push_back(last_gradient);
+    }
+    ++buckets;
+    bucket_bytes = 0;
+    last_gradient = -1;
+  };
+  for (int t : plan.placement.task_order[slot]) {
+    const StepTask& step_task = plan.step.tasks[t];
+    if (step_task.pass != Pass::backward_weight) continue;
+    const int owner = group_of(model, step_task.op);
+    last_gradient = slots.index_in_program[t];
+    if (--contributions[owner] > 0) continue;
+    bucket_bytes += gradient_bytes(model.operators[owner], model.batch_per_gpu);
+    held_weight_bytes += model.operators[owner].parameter_bytes;
+    if (bucket_bytes >= options.bucket_bytes) close_bucket();
+  }
+  close_bucket();
+  if (held_weight_bytes > 0) tasks.push_back(optimizer_task(slot, held_weight_bytes, update_deps));
+}
+
+}  // namespace
+
+ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int gpus, const HybridOptions& options) {
+  const int m = plan.gpus_per_worker;
+  if (gpus < m || gpus % m != 0)
+    throw RequestError("gpus",
+                     std::to_string(gpus) + " GPUs cannot be split into workers of " + std::to_string(m) + " GPUs");
+  const int workers = gpus / m;
+  ExecutionGraph graph = hybrid_graph_frame(model, m, gpus);
+  const TaskSlots slots = add_compute_tasks(plan, graph);
+  add_transfers(plan, collect_transfers(model, plan, slots, graph), slots, workers, graph);
+
   std::vector<int> contributions(model.operators.size(), 0);
   for (const StepTask& t : plan.step.tasks)
     if (t.pass == Pass::backward_weight) ++contributions[group_of(model, t.op)];
-  for (int slot = 0; slot < m; ++slot) {
-    Communicator gradients{slot, "gradients.gpu" + std::to_string(slot), {{}}};
-    for (int w = 0; w < workers; ++w) gradients.groups[0].push_back(w * m + slot);
-    graph.communicators.push_back(std::move(gradients));
-
-    auto& tasks = graph.programs[slot].tasks;
-    std::vector<int> update_deps;
-    double bucket_bytes = 0, held_weight_bytes = 0;
-    int last_gradient = -1, buckets = 0;
-    auto close_bucket = [&]() {
-      if (last_gradient < 0) return;
-      if (workers > 1) {
-        Task allreduce;
-        allreduce.kind = TaskKind::collective;
-        allreduce.name = "allreduce.gpu" + std::to_string(slot) + ".bucket" + std::to_string(buckets);
-        allreduce.op = CollectiveOp::allreduce;
-        allreduce.communicator = slot;
-        allreduce.dtype = model.precision == "fp32" ? "float32" : "float16";
-        allreduce.bytes = bucket_bytes * options.gradient_bytes_scale;
-        allreduce.stream = kGradientStream;
-        allreduce.step = 0;
-        allreduce.deps.push_back({0, last_gradient});
-        update_deps.push_back(static_cast<int>(tasks.size()));
-        tasks.push_back(allreduce);
-      } else {
-        update_deps.push_back(last_gradient);
-      }
-      ++buckets;
-      bucket_bytes = 0;
-      last_gradient = -1;
-    };
-    for (int t : placement.task_order[slot]) {
-      const StepTask& step_task = plan.step.tasks[t];
-      if (step_task.pass != Pass::backward_weight) continue;
-      const int owner = group_of(model, step_task.op);
-      last_gradient = index_in_program[t];
-      if (--contributions[owner] > 0) continue;
-      bucket_bytes += gradient_bytes(model.operators[owner], model.batch_per_gpu);
-      held_weight_bytes += model.operators[owner].parameter_bytes;
-      if (bucket_bytes >= options.bucket_bytes) close_bucket();
-    }
-    close_bucket();
-    if (held_weight_bytes > 0) {
-      // The optimizer reads and writes weights, gradients and optimizer state: memory-bound.
-      Task update;
-      update.kind = TaskKind::compute;
-      update.name = "optimizer.step.gpu" + std::to_string(slot);
-      update.op_kind = "optimizer";
-      update.duration_s = -1;
-      update.flops = held_weight_bytes / 4;
-      update.memory_bytes = kOptimizerBytesPerWeightByte * held_weight_bytes;
-      update.stream = kComputeStream;
-      update.step = 0;
-      for (int d : update_deps) update.deps.push_back({0, d});
-      tasks.push_back(update);
-    }
-  }
+  for (int slot = 0; slot < m; ++slot)
+    add_gradient_exchange(model, plan, options, slot, workers, slots, contributions, graph);
   std::sort(graph.communicators.begin(), graph.communicators.end(),
             [](const Communicator& a, const Communicator& b) { return a.id < b.id; });
   return graph;
