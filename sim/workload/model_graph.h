@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/workload/transformer_spec.h"
+
 namespace scalecast {
 
 struct Operator {
@@ -69,6 +71,13 @@ struct ModelGraph {
   double state_bytes_per_parameter_byte = 4;  // weights + gradients + optimizer state, per weight byte
   std::vector<Operator> operators;    // forward, topologically ordered (inputs point backwards)
   StatisticalEfficiency statistical_efficiency;
+  // A transformer's published configuration, when the file gives one: tensor and pipeline
+  // parallelism cut it (the operators above are then derived from it, transformer.h).
+  std::optional<TransformerSpec> transformer;
+  // Samples per optimizer step over all data-parallel replicas, held fixed whatever the GPU
+  // count, as large-model recipes do; when absent, each worker takes batch_per_gpu (weak
+  // scaling). Used by tensor/pipeline strategies; dp and hybrid:M keep batch_per_gpu per worker.
+  std::optional<int> global_batch;
 };
 
 // The training precisions a workload may name: fp32, tf32, fp16, bf16, fp8.

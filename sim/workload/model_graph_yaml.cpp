@@ -15,6 +15,7 @@
 #include "sim/core/preset_paths.h"
 #include "sim/core/yaml_input.h"
 #include "sim/workload/model_graph.h"
+#include "sim/workload/transformer.h"
 
 namespace scalecast {
 
@@ -253,11 +254,79 @@ void add_or_check_loss(ModelGraph& model, const Field& list) {
   model.operators.push_back(std::move(loss));
 }
 
+// One of a few words; anything else names the choices.
+std::string read_choice(const Field& field, const std::vector<std::string>& choices) {
+  const std::string word = read_name(field);
+  if (std::find(choices.begin(), choices.end(), word) == choices.end())
+    field.fail("expected one of: " + join_words(choices) + ", got '" + word + "'");
+  return word;
+}
+
+int read_width(const MapReader& map, const std::string& key, long long max) {
+  return static_cast<int>(read_integer(map.required(key), 1, max));
+}
+
+// The `transformer:` section (workloads/SCHEMA.md "Transformer"). Bounds only guard against
+// absurd input; shapes must split evenly (heads over the width, query heads over KV heads).
+TransformerSpec read_transformer(const Field& field) {
+  MapReader map(field, {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "sequence", "vocabulary", "activation",
+                        "embeddings", "position_embeddings", "biases", "norm", "source"});
+  TransformerSpec t;
+  t.layers = read_width(map, "layers", 100000);
+  t.hidden = read_width(map, "hidden", 1 << 20);
+  t.heads = read_width(map, "heads", 1 << 16);
+  t.sequence = read_width(map, "sequence", 1 << 24);
+  t.vocabulary = read_width(map, "vocabulary", 1 << 26);
+  if (t.hidden % t.heads != 0)
+    map.required("heads").fail("must divide hidden (" + std::to_string(t.hidden) + ") into equal heads");
+  t.kv_heads = t.heads;
+  if (auto kv = map.optional("kv_heads")) {
+    t.kv_heads = static_cast<int>(read_integer(*kv, 1, t.heads));
+    if (t.heads % t.kv_heads != 0) kv->fail("must divide heads (" + std::to_string(t.heads) + ")");
+  }
+  t.ffn_hidden = map.has("ffn_hidden") ? read_width(map, "ffn_hidden", 1 << 22) : 4 * t.hidden;
+  if (auto activation = map.optional("activation")) t.gated_ffn = read_choice(*activation, {"gelu", "swiglu"}) == "swiglu";
+  if (auto embeddings = map.optional("embeddings")) t.tied_embeddings = read_choice(*embeddings, {"tied", "untied"}) == "tied";
+  if (auto positions = map.optional("position_embeddings"))
+    t.learned_positions = read_choice(*positions, {"learned", "rotary"}) == "learned";
+  if (auto biases = map.optional("biases")) t.biases = read_choice(*biases, {"yes", "no"}) == "yes";
+  if (auto norm = map.optional("norm")) t.rms_norm = read_choice(*norm, {"layernorm", "rmsnorm"}) == "rmsnorm";
+  if (auto source = map.optional("source")) read_name(*source);
+  return t;
+}
+
+// Operators listed in the file, or derived from its transformer; exactly one of the two.
+void read_operators(const MapReader& top, ModelGraph& model) {
+  if (auto transformer = top.optional("transformer")) {
+    if (top.has("operators"))
+      top.required("operators").fail("give either operators or a transformer section (which derives them), not both");
+    model.transformer = read_transformer(*transformer);
+    model.operators = transformer_operators(*model.transformer, bytes_per_value(model.precision));
+    add_or_check_loss(model, *transformer);
+    return;
+  }
+  const Field list = top.required("operators");
+  std::vector<OperatorEntry> entries;
+  std::map<std::string, size_t> seen;
+  for (const Field& item : list.items()) {
+    if (entries.size() >= kMaxOperators) item.fail("too many operators (at most " + std::to_string(kMaxOperators) + ")");
+    OperatorEntry entry = read_operator(item);
+    if (auto [it, fresh] = seen.emplace(entry.op.name, entries.size()); !fresh)
+      item.with_path(item.path() + ".name")
+          .fail("operator name '" + entry.op.name + "' is already used by operators[" + std::to_string(it->second) + "]");
+    entries.push_back(std::move(entry));
+  }
+  if (entries.empty()) list.fail("must list at least one operator");
+  model.operators = order_operators(entries, list);
+  add_or_check_loss(model, list);
+}
+
 ModelGraph read_model_graph(const YAML::Node& root, const std::string& source) {
   const Field document(root, source, "");
   if (document.is_null()) document.fail("is empty; expected a workload description (name, operators, ...)");
   MapReader top(document, {"name", "description", "precision", "batch_per_gpu", "state_bytes_per_parameter_byte",
-                           "dataset", "target_metric", "statistical_efficiency", "operators"});
+                           "dataset", "target_metric", "statistical_efficiency", "operators", "transformer",
+                           "global_batch"});
   ModelGraph model;
   model.source = source;
   model.name = read_name(top.required("name"));
@@ -279,20 +348,9 @@ ModelGraph read_model_graph(const YAML::Node& root, const std::string& source) {
   model.target_metric = read_name(top.required("target_metric"));
   model.statistical_efficiency = read_statistical_efficiency(top.required("statistical_efficiency"));
 
-  const Field list = top.required("operators");
-  std::vector<OperatorEntry> entries;
-  std::map<std::string, size_t> seen;
-  for (const Field& item : list.items()) {
-    if (entries.size() >= kMaxOperators) item.fail("too many operators (at most " + std::to_string(kMaxOperators) + ")");
-    OperatorEntry entry = read_operator(item);
-    if (auto [it, fresh] = seen.emplace(entry.op.name, entries.size()); !fresh)
-      item.with_path(item.path() + ".name")
-          .fail("operator name '" + entry.op.name + "' is already used by operators[" + std::to_string(it->second) + "]");
-    entries.push_back(std::move(entry));
-  }
-  if (entries.empty()) list.fail("must list at least one operator");
-  model.operators = order_operators(entries, list);
-  add_or_check_loss(model, list);
+  if (auto global_batch = top.optional("global_batch"))
+    model.global_batch = static_cast<int>(read_integer(*global_batch, 1, kMaxBatchPerGpu));
+  read_operators(top, model);
   return model;
 }
 

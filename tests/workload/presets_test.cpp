@@ -8,6 +8,7 @@
 #include <set>
 
 #include "sim/workload/model_graph.h"
+#include "sim/workload/transformer.h"
 #include "sim/workload/training_graph.h"
 
 namespace scalecast {
@@ -37,7 +38,8 @@ TEST(Presets, CommittedFilesAreWhatTheGeneratorWrites) {
 
 TEST(Presets, AllLoadAndMatchPublishedSizes) {
   const std::vector<std::string> presets = workload_presets();  // cost-model.yaml is not one
-  for (const char* name : {"biglstm", "biglstm_wavefront", "gnmt", "gnmt_wavefront", "gpt", "inception_v3", "resnet50"})
+  for (const char* name : {"biglstm", "biglstm_wavefront", "gnmt", "gnmt_wavefront", "gpt", "gpt3-175b", "inception_v3",
+                           "llama-70b", "resnet50"})
     EXPECT_NE(std::find(presets.begin(), presets.end(), name), presets.end()) << name;
   EXPECT_EQ(std::find(presets.begin(), presets.end(), "cost-model"), presets.end());
   struct Expect {
@@ -62,6 +64,20 @@ TEST(Presets, AllLoadAndMatchPublishedSizes) {
     EXPECT_GT(step.tasks.size(), 2 * model.operators.size() - 10) << e.name;
     EXPECT_GT(model.statistical_efficiency.epochs(model.batch_per_gpu), 0);
     EXPECT_FALSE(model.statistical_efficiency.source.empty());
+  }
+}
+
+// The transformer presets carry their published configuration, from which the loader derives
+// the operator graph: GPT-3 175B (Brown et al. 2020: 175.0 B) and Llama 2 70B (68.98 B).
+TEST(Presets, TransformersMatchPublishedSizes) {
+  for (const auto& [name, params_b, tolerance_b, global_batch] :
+       {std::tuple{"gpt3-175b", 175.0, 0.5, 1536}, {"llama-70b", 68.98, 0.01, 1024}}) {
+    const ModelGraph model = load_model_graph(name);
+    ASSERT_TRUE(model.transformer.has_value()) << name;
+    EXPECT_NEAR(transformer_parameters(*model.transformer) / 1e9, params_b, tolerance_b) << name;
+    EXPECT_NEAR(parameter_bytes(model) / 4 / 1e9, params_b, tolerance_b) << name;
+    EXPECT_EQ(model.global_batch, global_batch) << name;
+    EXPECT_EQ(model.statistical_efficiency.epochs(*model.global_batch), 1) << name;  // one pass over the token budget
   }
 }
 

@@ -1,0 +1,147 @@
+#include "sim/workload/transformer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "sim/core/input_error.h"
+
+namespace scalecast {
+namespace {
+
+// A GPT of Narayanan et al.'s family (their Eq. 2-3 assume it): biases, LayerNorm, learned
+// positions, tied embeddings, MLP of 4h.
+TransformerSpec megatron_gpt(int layers, int hidden, int heads, int vocabulary = 51200) {
+  TransformerSpec t;
+  t.layers = layers;
+  t.hidden = hidden;
+  t.heads = t.kv_heads = heads;
+  t.ffn_hidden = 4 * hidden;
+  t.sequence = 2048;
+  t.vocabulary = vocabulary;
+  return t;
+}
+
+TEST(Transformer, ParametersFollowNarayananEquation2AndPublishedSizes) {
+  // SC'21 Table 1 rounds to the digits given: half the last digit is the tolerance.
+  for (const auto& [layers, hidden, heads, published_b, rounding_b] :
+       {std::tuple{24, 2304, 24, 1.7, 0.05}, {80, 12288, 96, 145.6, 0.05}, {128, 25600, 160, 1008.0, 0.05}}) {
+    const TransformerSpec t = megatron_gpt(layers, hidden, heads);
+    const double l = layers, h = hidden, v = t.vocabulary, s = t.sequence;
+    // Eq. 2: 12 l h^2 (1 + 13/12h + (V + s)/12lh), plus the final LayerNorm it leaves out.
+    const double eq2 = 12 * l * h * h * (1 + 13 / (12 * h) + (v + s) / (12 * l * h));
+    EXPECT_NEAR(transformer_parameters(t), eq2 + 2 * h, 1) << layers;
+    EXPECT_NEAR(transformer_parameters(t) / 1e9, published_b, rounding_b) << layers;
+  }
+  // GPT-3 175B with GPT-2's vocabulary (Brown et al. 2020 list 175.0 B).
+  EXPECT_NEAR(transformer_parameters(megatron_gpt(96, 12288, 96, 50257)) / 1e9, 175.0, 0.5);
+  // Llama 2 70B: GQA with 8 KV heads, SwiGLU of 28672, RMSNorm, rotary, untied; 68,976,648,192
+  // weights as the released checkpoint holds them.
+  TransformerSpec llama = megatron_gpt(80, 8192, 64, 32000);
+  llama.kv_heads = 8;
+  llama.ffn_hidden = 28672;
+  llama.gated_ffn = true;
+  llama.biases = false;
+  llama.rms_norm = true;
+  llama.learned_positions = false;
+  llama.tied_embeddings = false;
+  llama.sequence = 4096;
+  EXPECT_EQ(transformer_parameters(llama), 68976648192.0);
+}
+
+TEST(Transformer, StepFlopsAreThePapersFormulas) {
+  const TransformerSpec t = megatron_gpt(128, 25600, 160);
+  const double b = 3072, s = t.sequence, l = t.layers, h = t.hidden, v = t.vocabulary;
+  // Narayanan et al. SC'21 Eq. 3 (with recomputation) and Korthikanti et al. 2022 App. A (model).
+  const double eq3 = 96 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h));
+  const double model = 72 * b * s * l * h * h * (1 + s / (6 * h) + v / (12 * l * h));
+  EXPECT_NEAR(step_flops_with_recompute(t, b) / eq3, 1, 1e-12);
+  EXPECT_NEAR(model_step_flops(t, b) / model, 1, 1e-12);
+  // GQA shrinks K and V: fewer FLOPs than a full-head model of the same width.
+  TransformerSpec gqa = t;
+  gqa.kv_heads = 8;
+  EXPECT_LT(layer_linear_flops_per_sample(gqa), layer_linear_flops_per_sample(t));
+}
+
+TEST(Transformer, DerivedOperatorsCarryTheModelsFlopsAndWeights) {
+  const TransformerSpec t = megatron_gpt(4, 1024, 16);
+  const std::vector<Operator> ops = transformer_operators(t, 2);
+  ASSERT_EQ(ops.size(), 2u + 2 * 4 + 1 + 1 - 1);  // embedding, 4 x (attention, mlp), ln_f, lm_head
+  double flops = 0, weights = 0;
+  for (const Operator& op : ops) {
+    flops += op.flops_per_sample;
+    weights += op.parameter_bytes / 4;
+  }
+  const double expected = t.layers * (layer_linear_flops_per_sample(t) + layer_attention_flops_per_sample(t)) +
+                          head_flops_per_sample(t) + 5.0 * t.sequence * t.hidden;  // + the final norm's passes
+  EXPECT_NEAR(flops / expected, 1, 1e-12);
+  EXPECT_NEAR(weights, transformer_parameters(t), 1);
+  EXPECT_EQ(ops.back().name, "lm_head");
+  EXPECT_EQ(ops.back().shares_parameters_of, 0);  // tied to the embedding
+  EXPECT_EQ(ops[1].inputs, std::vector<int>{0});
+  EXPECT_EQ(ops[1].activation_bytes_per_sample, 2.0 * t.sequence * t.hidden);
+}
+
+const std::string kTransformerWorkload = R"(name: tiny-gpt
+precision: fp16
+batch_per_gpu: 2
+global_batch: 64
+dataset: {name: toy, samples: 1000}
+target_metric: loss 1.0
+statistical_efficiency: {measured: [[64, 1]], source: made up for the test}
+transformer: {layers: 2, hidden: 256, heads: 4, sequence: 128, vocabulary: 1000}
+)";
+
+InputError parse_error(const std::string& text) {
+  try {
+    parse_model_graph_yaml(text, "workloads/x.yaml");
+  } catch (const InputError& error) {
+    return error;
+  }
+  ADD_FAILURE() << "no InputError for:\n" << text;
+  return InputError("", "", "");
+}
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+TEST(Transformer, WorkloadFileDerivesOperatorsAndKeepsTheSpec) {
+  const ModelGraph model = parse_model_graph_yaml(kTransformerWorkload, "workloads/x.yaml");
+  ASSERT_TRUE(model.transformer.has_value());
+  EXPECT_EQ(model.transformer->layers, 2);
+  EXPECT_EQ(model.transformer->ffn_hidden, 1024);  // 4h by default
+  EXPECT_EQ(model.transformer->kv_heads, 4);       // every head has its own K and V by default
+  EXPECT_EQ(model.global_batch, 64);
+  EXPECT_EQ(model.operators.back().kind, kLossKind);  // the loader's loss after lm_head
+  EXPECT_EQ(model.operators.size(), 1u + 4 + 1 + 1 + 1);
+}
+
+TEST(Transformer, WorkloadFileRefusesInconsistentShapesNamingTheField) {
+  const std::string base = kTransformerWorkload;
+  struct Case {
+    std::string text, field, says;
+  };
+  const Case cases[] = {
+      {replace(base, "heads: 4", "heads: 3"), "transformer.heads", "divide hidden"},
+      {replace(base, "heads: 4", "heads: 4, kv_heads: 3"), "transformer.kv_heads", "divide heads"},
+      {replace(base, "vocabulary: 1000", "vocabulary: 1000, activation: relu"), "transformer.activation", "gelu, swiglu"},
+      {replace(base, "layers: 2", "layers: 0"), "transformer.layers", ""},
+      {replace(base, "layers: 2,", ""), "transformer.layers", "missing"},
+      {base + "operators:\n  - {name: a, kind: matmul, flops_per_sample: 1, activation_bytes_per_sample: 1}\n",
+       "operators", "not both"},
+      {replace(base, "global_batch: 64", "global_batch: 0"), "global_batch", ""},
+  };
+  for (const Case& c : cases) {
+    const InputError error = parse_error(c.text);
+    EXPECT_EQ(error.source(), "workloads/x.yaml");
+    EXPECT_EQ(error.field(), c.field) << error.what();
+    EXPECT_NE(std::string(error.what()).find(c.says), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace scalecast
