@@ -17,8 +17,8 @@ namespace scalecast {
 namespace sg = simgrid::s4u;
 
 CollectiveCatalog::CollectiveCatalog(const ClusterTopology& topology, const ClusterLayout& layout, CollectiveChoice fixed,
-                                     CollectiveFidelity fidelity, bool fold_nodes)
-    : topology_(topology), layout_(layout), fixed_(fixed), fidelity_(fidelity), fold_nodes_(fold_nodes) {}
+                                     CollectiveFidelity fidelity, std::vector<int> node_programs)
+    : topology_(topology), layout_(layout), fixed_(fixed), fidelity_(fidelity), node_programs_(std::move(node_programs)) {}
 
 void CollectiveCatalog::check(const Communicator& comm, CollectiveOp op) const {
   // Groups alike (same GPUs of their nodes, as many nodes) fit alike: check one of each kind.
@@ -42,7 +42,7 @@ const GroupShape& CollectiveCatalog::shape_of(const Communicator& comm, int comp
 
 // Returns the groups to simulate: one node's, when node folding applies, or all of them.
 std::vector<int> CollectiveCatalog::groups_to_simulate(const Communicator& comm, const std::vector<int>& groups) const {
-  if (!fold_nodes_ || groups.size() < 2) return groups;
+  if (node_programs_.empty() || groups.size() < 2) return groups;
   const int per_node = layout_.gpus_per_node;
   std::map<int, std::set<std::vector<int>>> shapes_by_node;  // node -> its groups, as local indices
   std::map<int, std::vector<int>> groups_by_node;
@@ -57,9 +57,10 @@ std::vector<int> CollectiveCatalog::groups_to_simulate(const Communicator& comm,
     shapes_by_node[node].insert(std::move(shape));
     groups_by_node[node].push_back(g);
   }
-  if (static_cast<int>(shapes_by_node.size()) != topology_.nodes()) return groups;
+  const int first = shapes_by_node.begin()->first;
+  if (shapes_by_node.size() < 2 || node_programs_[first] < 0) return groups;
   for (const auto& [node, shapes] : shapes_by_node)
-    if (shapes != shapes_by_node.begin()->second) return groups;
+    if (shapes != shapes_by_node.begin()->second || node_programs_[node] != node_programs_[first]) return groups;
   return groups_by_node.begin()->second;
 }
 

@@ -65,6 +65,7 @@ class Replay {
 
  private:
   void set_up();
+  std::vector<int> node_programs() const;
   void count_dependencies();
   void create_class_states();
   void throw_if_deadlocked() const;
@@ -103,7 +104,6 @@ class Replay {
   // When no two collectives can ever be in flight together (see collectives_never_overlap),
   // each runs alone on the network and is timed in closed form.
   bool collectives_alone_ = false;
-  bool nodes_alike_ = false;  // every node's GPUs are in the classes of node 0's, GPU by GPU
   int active_runners_ = 0;
   bool deadlocked_ = false;
   ReplayResult result_;
@@ -337,8 +337,25 @@ void Replay::run_class(int k) {
   s.blocked = false;
 }
 
+// Per node, which classes its GPUs run, GPU by GPU, as an id: nodes with equal ids run the
+// same programs (-1: a node the job fills only in part). Node folding needs it.
+std::vector<int> Replay::node_programs() const {
+  std::map<std::vector<int>, int> patterns;
+  std::vector<int> ids;
+  for (int node = 0; node < topology_->nodes(); ++node) {
+    std::vector<int> pattern;
+    for (int local = 0; local < layout_.gpus_per_node; ++local) {
+      const int rank = node * layout_.gpus_per_node + local;
+      if (rank < graph_.world_size()) pattern.push_back(classes_.class_of_rank[rank]);
+    }
+    const bool full = static_cast<int>(pattern.size()) == layout_.gpus_per_node;
+    ids.push_back(full ? patterns.emplace(pattern, static_cast<int>(patterns.size())).first->second : -1);
+  }
+  return ids;
+}
+
 // The platform, the rank classes, and the two properties that decide how collectives may be
-// simulated (alone on the network; every node alike).
+// simulated (alone on the network; which nodes run alike).
 void Replay::set_up() {
   topology_ = ClusterTopology::build(spec_, graph_.world_size());
   layout_ = ClusterLayout{&spec_, topology_->gpus_per_node()};
@@ -346,11 +363,9 @@ void Replay::set_up() {
   classes_ = build_rank_classes(graph_, options_.per_rank);
   result_.rank_classes = static_cast<int>(classes_.ranks.size());
   collectives_alone_ = options_.reuse_isolated_collectives && collectives_never_overlap(graph_, classes_);
-  nodes_alike_ = topology_->nodes() > 1 && graph_.world_size() == topology_->nodes() * topology_->gpus_per_node();
-  for (int rank = 0; nodes_alike_ && rank < graph_.world_size(); ++rank)
-    nodes_alike_ = classes_.class_of_rank[rank] == classes_.class_of_rank[layout_.local_index(rank)];
   catalog_ = std::make_unique<CollectiveCatalog>(*topology_, layout_, CollectiveChoice{options_.algorithm, options_.protocol},
-                                                 options_.fidelity, options_.fold_symmetric_nodes && nodes_alike_);
+                                                 options_.fidelity,
+                                                 options_.fold_symmetric_nodes ? node_programs() : std::vector<int>{});
   check_collectives();
 }
 

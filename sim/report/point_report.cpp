@@ -4,6 +4,7 @@
 
 #include "sim/report/placement_report.h"
 #include "sim/report/scaling_report.h"
+#include "sim/report/tp_pp_report.h"
 
 namespace scalecast {
 
@@ -43,7 +44,12 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const PointResult& p
     out["time_to_train_s"] = point.training->time_to_train_s;
   }
   out["warnings"] = point.warnings;
-  if (scenario.model) out["placement"] = placement_json(*scenario.model, scenario.plans.at(point.strategy));
+  if (point.tensor_pipeline) {
+    const nlohmann::ordered_json layers = tensor_pipeline_json(scenario, point);
+    for (const auto& [key, value] : layers.items()) out[key] = value;
+  } else if (scenario.model) {
+    out["placement"] = placement_json(*scenario.model, scenario.plans.at(point.strategy));
+  }
   out["cost_model"] = {{"family", scenario.cost_family}, {"notes", scenario.cost_notes}};
   if (scenario.scaling) out["rescaled"] = scaling_json(*scenario.scaling);
   return out;
@@ -61,7 +67,7 @@ SweepRow sweep_row(const Scenario& scenario, const PointResult& point) {
   row.exposed_comm_s = point.step.per_step.exposed_communication_s;
   row.idle_s = point.step.per_step.idle_s;
   row.flows = point.replay.flows;
-  if (scenario.model) row.mp_speedup = scenario.plans.at(point.strategy).mp_speedup();
+  if (scenario.model && !point.tensor_pipeline) row.mp_speedup = scenario.plans.at(point.strategy).mp_speedup();
   if (point.training) {
     row.global_batch = point.training->global_batch;
     row.epochs = point.training->epochs;

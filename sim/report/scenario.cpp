@@ -7,6 +7,7 @@
 #include "sim/cost/cost_model_table.h"
 #include "sim/platform/cluster_topology.h"
 #include "sim/strategy/data_parallel.h"
+#include "sim/strategy/tp_pp_lowering.h"
 
 namespace scalecast {
 
@@ -66,8 +67,14 @@ void add_strategy(Scenario& scenario, const StrategySpec& strategy, HybridOption
   if (!scenario.model) {
     if (!strategy.is_data_parallel())
       throw RequestError("strategy", strategy.name() +
-                                         " places a model's dataflow graph, which a trace does not have; "
-                                         "use a workload, or dp");
+                                         (strategy.is_tensor_pipeline() ? " cuts a transformer's layers"
+                                                                        : " places a model's dataflow graph") +
+                                         ", which a trace does not have; use a workload, or dp");
+    return;
+  }
+  if (strategy.is_tensor_pipeline()) {
+    check_tensor_pipeline_shape(*scenario.model, *strategy.tp_pp);
+    scenario.tensor_pipeline[strategy] = {options.bucket_bytes, options.gradient_bytes_scale, scenario.global_batch};
     return;
   }
   options.gpus_per_worker = strategy.gpus_per_worker;
@@ -77,17 +84,26 @@ void add_strategy(Scenario& scenario, const StrategySpec& strategy, HybridOption
 }
 
 void place_strategy(Scenario& scenario, const StrategySpec& strategy) {
-  if (!scenario.model) return;
+  if (!scenario.model || strategy.is_tensor_pipeline()) return;
   WorkerPlan& plan = scenario.plans.at(strategy);
   adopt_placement(plan, place_worker(plan, scenario.hybrid.at(strategy).placement, scenario.model->source));
 }
 
 void check_point(const Scenario& scenario, const StrategySpec& strategy, int gpus) {
   ClusterTopology::check_gpu_count(scenario.platform, gpus);
+  if (strategy.is_tensor_pipeline()) {
+    tensor_pipeline_plan(scenario, strategy, gpus);
+    return;
+  }
   const int m = strategy.gpus_per_worker;
   if (gpus % m != 0)
     throw RequestError("gpus", std::to_string(gpus) + " GPUs cannot be split into workers of " + std::to_string(m) +
                                    " GPUs");
+}
+
+TensorPipelinePlan tensor_pipeline_plan(const Scenario& scenario, const StrategySpec& strategy, int gpus) {
+  return plan_tensor_pipeline(*scenario.model, scenario.platform, scenario.replay.compute, *strategy.tp_pp, gpus,
+                              scenario.tensor_pipeline.at(strategy));
 }
 
 namespace {
@@ -95,7 +111,7 @@ namespace {
 // A worker whose placement leaves some of its GPUs without an operator: they idle all step,
 // which the step's breakdown (of the busiest rank) does not show.
 std::optional<std::string> idle_gpu_warning(const Scenario& scenario, const StrategySpec& strategy, int gpus) {
-  if (!scenario.model || strategy.is_data_parallel()) return std::nullopt;
+  if (!scenario.model || strategy.is_data_parallel() || strategy.is_tensor_pipeline()) return std::nullopt;
   const std::vector<int>& gpu_of_group = scenario.plans.at(strategy).placement.gpu_of_group;
   const int used = static_cast<int>(std::set<int>(gpu_of_group.begin(), gpu_of_group.end()).size());
   const int m = strategy.gpus_per_worker;
@@ -108,6 +124,8 @@ std::optional<std::string> idle_gpu_warning(const Scenario& scenario, const Stra
 
 std::vector<std::string> point_warnings(const Scenario& scenario, const PointResult& point) {
   std::vector<std::string> warnings = point.replay.notes;
+  if (point.tensor_pipeline)
+    warnings.insert(warnings.end(), point.tensor_pipeline->warnings.begin(), point.tensor_pipeline->warnings.end());
   if (auto idle = idle_gpu_warning(scenario, point.strategy, point.gpus)) warnings.push_back(*idle);
   if (point.training)
     if (auto batch = scenario.statistics()->statistical_efficiency.extrapolation_warning(point.training->global_batch))
@@ -115,22 +133,31 @@ std::vector<std::string> point_warnings(const Scenario& scenario, const PointRes
   return warnings;
 }
 
+// The point's N-rank execution graph.
+ExecutionGraph lower_point(const Scenario& scenario, const PointResult& point) {
+  if (point.tensor_pipeline) return lower_tensor_pipeline(*point.tensor_pipeline, scenario.model->name);
+  if (scenario.model)
+    return lower_hybrid(*scenario.model, scenario.plans.at(point.strategy), point.gpus, scenario.hybrid.at(point.strategy));
+  return extrapolate_data_parallel(*scenario.trace, point.gpus);
+}
+
 }  // namespace
 
 PointResult simulate_point(const Scenario& scenario, const StrategySpec& strategy, int gpus) {
   const auto wall_start = std::chrono::steady_clock::now();
-  check_point(scenario, strategy, gpus);
-  const ExecutionGraph graph =
-      scenario.model ? lower_hybrid(*scenario.model, scenario.plans.at(strategy), gpus, scenario.hybrid.at(strategy))
-                     : extrapolate_data_parallel(*scenario.trace, gpus);
+  ClusterTopology::check_gpu_count(scenario.platform, gpus);
   PointResult result;
   result.strategy = strategy;
   result.gpus = gpus;
+  if (strategy.is_tensor_pipeline()) result.tensor_pipeline = tensor_pipeline_plan(scenario, strategy, gpus);
+  else check_point(scenario, strategy, gpus);
+  const ExecutionGraph graph = lower_point(scenario, result);
   result.replay = replay(graph, scenario.platform, scenario.replay);
   result.step = report_steps(result.replay.timeline);
   if (const ModelGraph* statistics = scenario.statistics()) {
     TrainingEstimate training;
-    training.global_batch = double(gpus / strategy.gpus_per_worker) * statistics->batch_per_gpu;
+    training.global_batch = result.tensor_pipeline ? result.tensor_pipeline->global_batch
+                                                   : double(gpus / strategy.gpus_per_worker) * statistics->batch_per_gpu;
     training.epochs = statistics->statistical_efficiency.epochs(training.global_batch);
     training.time_to_train_s = time_to_train_s(*statistics, training.global_batch, result.step.step_time_s);
     result.training = training;

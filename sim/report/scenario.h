@@ -22,6 +22,7 @@
 #include "sim/platform/platform_spec.h"
 #include "sim/strategy/hybrid_parallel.h"
 #include "sim/strategy/strategy_spec.h"
+#include "sim/strategy/tp_pp_plan.h"
 #include "sim/timeline/step_report.h"
 #include "sim/trace/execution_graph.h"
 #include "sim/workload/model_graph.h"
@@ -42,6 +43,8 @@ struct Scenario {
   std::vector<std::string> cost_notes;
   std::string cost_family;                     // the cost-model family of the platform's GPU ("" uncalibrated)
   std::optional<TraceScaling> scaling;         // a trace: what was rescaled to the platform's GPU, by class
+  std::map<StrategySpec, TensorPipelineOptions> tensor_pipeline;  // tp/pp strategies' options
+  std::optional<int> global_batch;  // for tp/pp strategies: overrides the workload's global_batch
 
   // The workload whose batch, dataset and epochs(B) give time to train; nullptr when unknown.
   const ModelGraph* statistics() const;
@@ -64,9 +67,13 @@ void add_strategy(Scenario& scenario, const StrategySpec& strategy, HybridOption
 // Places a prepared worker in this process (a sweep places in child processes and adopts).
 void place_strategy(Scenario& scenario, const StrategySpec& strategy);
 
-// Refuses a point the platform or the strategy cannot hold (RequestError("gpus")), before
-// anything expensive runs.
+// Refuses a point the platform or the strategy cannot hold (RequestError("gpus"); for tp/pp also
+// "strategy" when it does not fit in memory, "global_batch" when the batch does not split),
+// before anything expensive runs.
 void check_point(const Scenario& scenario, const StrategySpec& strategy, int gpus);
+
+// A tp/pp strategy made concrete at `gpus` (tp_pp_plan.h); the strategy must have been added.
+TensorPipelinePlan tensor_pipeline_plan(const Scenario& scenario, const StrategySpec& strategy, int gpus);
 
 struct TrainingEstimate {
   double global_batch = 0;
@@ -79,6 +86,7 @@ struct PointResult {
   int gpus = 0;
   ReplayResult replay;
   StepReport step;
+  std::optional<TensorPipelinePlan> tensor_pipeline;  // a tp/pp point's layout, memory and costs
   std::optional<TrainingEstimate> training;  // when the statistics are known
   double sim_wall_s = 0;                     // lowering and replay
   // Where the result leaves the ground the model stands on (point_warnings in scenario.cpp).

@@ -48,12 +48,15 @@ nlohmann::json search_placements(const Scenario& scenario, const std::vector<Str
                                  const std::function<void(const std::string&)>& progress) {
   nlohmann::json placements = nlohmann::json::object();
   if (!scenario.model) return placements;
+  std::vector<StrategySpec> placed;  // tp/pp strategies cut layers instead of placing operators
+  for (const StrategySpec& s : strategies)
+    if (!s.is_tensor_pipeline()) placed.push_back(s);
   const auto start = std::chrono::steady_clock::now();
   run_in_processes(
-      static_cast<int>(strategies.size()), jobs,
+      static_cast<int>(placed.size()), jobs,
       [&](int i) {
-        const WorkerPlan& plan = scenario.plans.at(strategies[i]);
-        return placement_to_json(place_worker(plan, scenario.hybrid.at(strategies[i]).placement, scenario.model->source))
+        const WorkerPlan& plan = scenario.plans.at(placed[i]);
+        return placement_to_json(place_worker(plan, scenario.hybrid.at(placed[i]).placement, scenario.model->source))
             .dump();
       },
       [&](int i, const JobOutcome& outcome) {
@@ -62,11 +65,11 @@ nlohmann::json search_placements(const Scenario& scenario, const std::vector<Str
           return;
         }
         if (placements.contains("error")) return;
-        WorkerPlan plan = scenario.plans.at(strategies[i]);
+        WorkerPlan plan = scenario.plans.at(placed[i]);
         adopt_placement(plan, placement_from_json(nlohmann::json::parse(outcome.output)));
-        placements[strategies[i].name()] = nlohmann::json::parse(outcome.output);
+        placements[placed[i].name()] = nlohmann::json::parse(outcome.output);
         const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        progress("placed " + scenario.model->name + " for " + strategies[i].name() + ": " + placement_line(plan) + " (" +
+        progress("placed " + scenario.model->name + " for " + placed[i].name() + ": " + placement_line(plan) + " (" +
                  format_seconds(elapsed_s) + ")");
       });
   return placements;
@@ -80,7 +83,7 @@ void adopt_placements(Scenario& scenario, const std::vector<StrategySpec>& strat
   }
   if (!scenario.model) return;
   for (const StrategySpec& strategy : strategies)
-    adopt_placement(scenario.plans.at(strategy), placement_from_json(placements.at(strategy.name())));
+    if (!strategy.is_tensor_pipeline()) adopt_placement(scenario.plans.at(strategy), placement_from_json(placements.at(strategy.name())));
 }
 
 nlohmann::ordered_json sweep_json(const Scenario& scenario, const std::vector<SweepRow>& rows,

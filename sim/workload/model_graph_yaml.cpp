@@ -248,7 +248,7 @@ void add_or_check_loss(ModelGraph& model, const Field& list) {
     loss.inputs.push_back(sink);
     logits_bytes += model.operators[sink].activation_bytes_per_sample;
   }
-  const double value_bytes = bytes_per_value(model.precision);
+  const double value_bytes = bytes_per_activation_value(model.precision);
   loss.flops_per_sample = kLossFlopsPerLogit * logits_bytes / value_bytes;
   loss.activation_bytes_per_sample = value_bytes;  // one scalar per sample
   model.operators.push_back(std::move(loss));
@@ -301,7 +301,7 @@ void read_operators(const MapReader& top, ModelGraph& model) {
     if (top.has("operators"))
       top.required("operators").fail("give either operators or a transformer section (which derives them), not both");
     model.transformer = read_transformer(*transformer);
-    model.operators = transformer_operators(*model.transformer, bytes_per_value(model.precision));
+    model.operators = transformer_operators(*model.transformer, bytes_per_activation_value(model.precision));
     add_or_check_loss(model, *transformer);
     return;
   }

@@ -30,6 +30,12 @@ double mlp_parameters(const TransformerSpec& t) {
 
 }  // namespace
 
+double bytes_per_activation_value(const std::string& precision) {
+  if (precision == "fp8") return 1;
+  if (precision == "fp16" || precision == "bf16") return 2;
+  return 4;
+}
+
 double layer_parameters(const TransformerSpec& t) { return attention_parameters(t) + mlp_parameters(t); }
 
 double embedding_parameters(const TransformerSpec& t) {

@@ -18,6 +18,10 @@
 
 namespace scalecast {
 
+// Bytes of one activation value at a training precision: 2 for fp16 and bf16, 1 for fp8, 4 for
+// fp32 and tf32 (stored as fp32).
+double bytes_per_activation_value(const std::string& precision);
+
 // Weights of one transformer layer: QKV, output projection, MLP, two norms (and biases).
 double layer_parameters(const TransformerSpec& t);
 // The token embedding (and learned positions); the output head's own weights when untied.

@@ -76,7 +76,7 @@ TEST_F(SweepFiles, BadInputExitsTwoAndWritesNothing) {
   const Case cases[] = {
       {"--workload " + kTwoBranch + " --strategies dp,hybrid:3", "hybrid:3 needs M to divide the 8 GPUs"},
       {"--workload " + std::string(SCALECAST_TEST_DATA) + "/workloads/too-big.yaml --strategies hybrid:2", "memory"},
-      {"--workload " + kTwoBranch + " --strategies dp,hybrid", "expected dp or hybrid:M"},
+      {"--workload " + kTwoBranch + " --strategies dp,hybrid", "expected dp, hybrid:M"},
       {"--workload " + kTwoBranch + " --strategies dp,dp", "listed twice"},
       {"--workload " + kTwoBranch + " --jobs 0", "--jobs"},
       {"--trace " SCALECAST_SOURCE_DIR "/traces/sample-2rank-dp.json --strategies hybrid:2", "a trace does not have"},

@@ -56,7 +56,8 @@ std::string option_for(const std::string& command, const std::string& parameter)
   if (parameter == "strategy") return command == "sweep" ? "--strategies" : "--strategy";
   static const std::map<std::string, std::string> options = {
       {"gpus", "--gpus"}, {"algorithm", "--algo"}, {"output", "--output"}, {"traces", "FILES"},
-      {"step", "--step"}, {"precision", "--precision"}, {"protocol", "--proto"}, {"bytes", "--bytes"}};
+      {"step", "--step"}, {"precision", "--precision"}, {"protocol", "--proto"}, {"bytes", "--bytes"},
+      {"global_batch", "--global-batch"}};
   auto it = options.find(parameter);
   return it != options.end() ? it->second : parameter;
 }

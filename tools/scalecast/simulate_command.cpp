@@ -30,7 +30,10 @@ po::options_description simulate_options() {
       ("trace", po::value<std::string>(), "trace file or directory to replay")
       ("workload", po::value<std::string>(), workload_option_help().c_str())
       ("gpus", po::value<int>(), "GPUs to simulate (default: the trace's ranks, or 8)")
-      ("strategy", po::value<std::string>()->default_value("dp"), "dp, or hybrid:M (workers of M GPUs splitting the model; --workload only)")
+      ("strategy", po::value<std::string>()->default_value("dp"),
+       "dp; hybrid:M (workers of M GPUs placing the model's operators); or, for a transformer workload, "
+       "tp:T,pp:P[,zero:S][,mb:B][,schedule:1f1b|gpipe|interleaved:V][,recompute:auto|none|selective|full][,sp:on][,order:tp-pp-dp] "
+       "(docs/parallelism.md)")
       ("per-rank", po::bool_switch(), "simulate every rank separately (no rank classes; for validation)")
       ("json", po::bool_switch(), "print one JSON object")
       ("quiet,q", po::bool_switch(), "no progress line on stderr (shown only on a terminal, for runs over a second)");
@@ -52,6 +55,35 @@ Scenario load_scenario(const po::variables_map& values, const ReplayOptions& rep
                            &table);
 }
 
+// A tp/pp point's layout, where its step went, its memory per GPU and its throughput.
+void print_tensor_pipeline(const nlohmann::ordered_json& out) {
+  const auto& l = out["layout"];
+  const auto& b = out["breakdown"];
+  const auto& m = out["memory_per_gpu"];
+  const auto& t = out["throughput"];
+  std::printf("  layout               tp %d x pp %d x dp %d, zero %d, %d microbatches of %d, %s%s, %s recomputation%s\n",
+              l["tp"].get<int>(), l["pp"].get<int>(), l["dp"].get<int>(), l["zero"].get<int>(),
+              l["microbatches"].get<int>(), l["microbatch"].get<int>(), l["schedule"].get<std::string>().c_str(),
+              l["virtual_stages"].get<int>() > 1 ? (":" + std::to_string(l["virtual_stages"].get<int>())).c_str() : "",
+              l["recompute"].get<std::string>().c_str(), l["sequence_parallel"].get<bool>() ? ", sequence parallel" : "");
+  auto seconds = [&](const char* key) { return format_seconds(b[key].get<double>()); };
+  std::printf("  breakdown (stage %d)  compute %s, TP comm %s (exposed %s), PP bubble %s (ideal %.1f%%), "
+              "PP sends %s, DP comm %s (exposed %s)\n",
+              b["stage"].get<int>(), seconds("compute_s").c_str(), seconds("tp_comm_s").c_str(),
+              seconds("tp_exposed_s").c_str(), seconds("pp_bubble_s").c_str(),
+              100 * b["ideal_bubble_fraction"].get<double>(), seconds("pp_send_s").c_str(), seconds("dp_comm_s").c_str(),
+              seconds("dp_exposed_s").c_str());
+  const double gib = 1024.0 * 1024 * 1024;
+  std::printf("  memory per GPU       %.1f GiB of %.1f (stage %d: weights %.1f, gradients %.1f, optimizer %.1f, "
+              "activations %.1f)\n",
+              m["total_bytes"].get<double>() / gib, m["capacity_bytes"].get<double>() / gib, m["stage"].get<int>(),
+              m["parameters_bytes"].get<double>() / gib, m["gradients_bytes"].get<double>() / gib,
+              m["optimizer_bytes"].get<double>() / gib, m["activations_bytes"].get<double>() / gib);
+  std::printf("  throughput           %.1f samples/s, %.0f tokens/s, %.1f model TFLOP/s per GPU (MFU %.1f%%)\n",
+              t["samples_per_s"].get<double>(), t["tokens_per_s"].get<double>(), t["model_tflops_per_gpu"].get<double>(),
+              100 * t["mfu"].get<double>());
+}
+
 void print_point(const Scenario& scenario, const PointResult& point, const nlohmann::ordered_json& out) {
   const StepReport& step = point.step;
   std::printf("platform %s, %d GPUs, %s, %s\n", scenario.platform.name.c_str(), point.gpus, scenario.source.c_str(),
@@ -71,7 +103,9 @@ void print_point(const Scenario& scenario, const PointResult& point, const nlohm
   std::printf("  collectives          %zu (%s), %ld flows, %d rank classes\n", point.replay.collectives.size(),
               out["algorithms"].dump().c_str(), point.replay.flows, point.replay.rank_classes);
   if (!point.replay.network.empty()) std::printf("  network              %s\n", point.replay.network.c_str());
-  if (scenario.model)
+  if (point.tensor_pipeline)
+    print_tensor_pipeline(out);
+  else if (scenario.model)
     std::printf("  placement            %s\n", placement_line(scenario.plans.at(point.strategy)).c_str());
   if (point.training)
     std::printf("  time to train        %s  (global batch %.0f, %.1f epochs)\n",
@@ -93,6 +127,7 @@ int run_simulate(const std::vector<std::string>& args) {
   replay_options.per_rank = values["per-rank"].as<bool>();
 
   Scenario scenario = load_scenario(values, replay_options);
+  scenario.global_batch = global_batch_option(values);
   add_strategy(scenario, strategy, hybrid_options(values));
   const int gpus = values.count("gpus") ? values["gpus"].as<int>() : (scenario.trace ? scenario.trace->world_size() : 8);
   check_point(scenario, strategy, gpus);

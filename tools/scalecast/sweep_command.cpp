@@ -221,6 +221,7 @@ int run_sweep(const std::vector<std::string>& args) {
   Scenario scenario = sweep_scenario(values);
   for (const std::string& note : scenario.cost_notes) std::cerr << "scalecast: warning: " << note << "\n";
   check_point(scenario, StrategySpec{}, gpu_counts.back());
+  scenario.global_batch = global_batch_option(values);
   for (const StrategySpec& strategy : strategies) add_strategy(scenario, strategy, hybrid_options(values));
 
   MpiSession mpi;  // ends MPI on every way out, errors included

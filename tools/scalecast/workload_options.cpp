@@ -10,6 +10,8 @@ void add_workload_options(po::options_description& options) {
       ("batch", po::value<int>(), "per-worker batch (default: the workload's batch_per_gpu)")
       ("precision", po::value<std::string>(), "training precision fp32, tf32, fp16, bf16 or fp8 (default: the workload's); activations follow it")
       ("cost-model", po::value<std::string>(), "cost-model YAML file adding or overriding GPU families and reference GPUs (workloads/SCHEMA.md)")
+      ("global-batch", po::value<int>(),
+       "samples per step over all replicas for tp/pp strategies (default: the workload's global_batch)")
       ("bucket", po::value<std::string>()->default_value("25MiB"), "gradient bucket size (DDP's bucket_cap_mb)")
       ("zero-gradients", po::bool_switch(), "make the gradients 0 bytes (isolates the allreduces' cost)")
       ("solver-time-limit", po::value<double>()->default_value(PlacementOptions{}.solver_time_limit_s),
@@ -35,6 +37,13 @@ void check_trace_options(const po::variables_map& values) {
   if (values.count("precision"))
     throw InputError("command line", "--precision",
                      "applies to --workload only: a trace's kernels carry their own precisions (traces/FORMAT.md)");
+}
+
+std::optional<int> global_batch_option(const po::variables_map& values) {
+  if (!values.count("global-batch")) return std::nullopt;
+  const int batch = values["global-batch"].as<int>();
+  if (batch < 1) throw InputError("command line", "--global-batch", "must be at least 1, got " + std::to_string(batch));
+  return batch;
 }
 
 HybridOptions hybrid_options(const po::variables_map& values) {

@@ -3,6 +3,7 @@
 // and the cost model both workloads and traces use.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "sim/cost/cost_model_table.h"
@@ -20,6 +21,8 @@ ModelGraph load_workload(const po::variables_map& values);
 CostModelTable cost_model_table(const po::variables_map& values);
 // --precision applies to workloads only: a trace's kernels carry their own precisions.
 void check_trace_options(const po::variables_map& values);
+// --global-batch, for tp/pp strategies (Scenario::global_batch).
+std::optional<int> global_batch_option(const po::variables_map& values);
 // Buckets, gradient scale and solver budget (the worker size comes from the strategy).
 HybridOptions hybrid_options(const po::variables_map& values);
 

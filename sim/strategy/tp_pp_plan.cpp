@@ -1,0 +1,155 @@
+#include "sim/strategy/tp_pp_plan.h"
+
+#include <cstdio>
+
+#include "sim/core/input_error.h"
+#include "sim/workload/transformer.h"
+
+namespace scalecast {
+
+namespace {
+
+int chunks_of(const TensorPipelineSpec& spec) {
+  return spec.schedule == PipelineSchedule::interleaved ? spec.virtual_stages : 1;
+}
+
+std::string strategy_name(const TensorPipelineSpec& spec) { return tensor_pipeline_strategy(spec).name(); }
+
+void require_divides(const TensorPipelineSpec& spec, long long divisor, long long value, const std::string& what) {
+  if (value % divisor != 0)
+    throw RequestError("strategy", strategy_name(spec) + ": " + what + " (" + std::to_string(value) +
+                                       ") is not a multiple of " + std::to_string(divisor));
+}
+
+int resolve_global_batch(const ModelGraph& model, const TensorPipelineSpec& spec, int replicas,
+                         const TensorPipelineOptions& options) {
+  std::string from = "the requested global batch";
+  int global_batch = 0;
+  if (options.global_batch) {
+    global_batch = *options.global_batch;
+  } else if (model.global_batch) {
+    global_batch = *model.global_batch;
+    from = "the global batch of " + model.source;
+  } else {
+    global_batch = model.batch_per_gpu * replicas;
+    from = "batch_per_gpu x replicas (" + model.source + " gives no global_batch)";
+  }
+  const long long per_step = static_cast<long long>(replicas) * spec.microbatch;
+  if (global_batch % per_step != 0)
+    throw RequestError("global_batch", std::to_string(global_batch) + " samples (" + from +
+                                           ") cannot be split into " + std::to_string(replicas) +
+                                           " data-parallel replicas x microbatches of " + std::to_string(spec.microbatch));
+  return global_batch;
+}
+
+std::string describe(const MemoryPerGpu& m) {
+  return "pipeline stage " + std::to_string(m.stage) + ": weights " + format_gib(m.parameters_bytes) + ", gradients " +
+         format_gib(m.gradients_bytes) + ", optimizer states " + format_gib(m.optimizer_bytes) + ", activations " +
+         format_gib(m.activations_bytes);
+}
+
+// The least recomputation whose memory fits (or the one asked for, which must fit).
+MemoryPerGpu resolve_memory(MemoryQuestion question, const ModelGraph& model, const GpuSpec& gpu,
+                            TensorPipelineSpec& spec) {
+  std::vector<Recompute> tries = {spec.recompute};
+  if (spec.recompute == Recompute::automatic) tries = {Recompute::none, Recompute::selective, Recompute::full};
+  MemoryPerGpu memory;
+  for (Recompute recompute : tries) {
+    question.spec.recompute = recompute;
+    memory = peak_memory(question);
+    if (memory.total_bytes() <= gpu.memory_bytes) {
+      spec.recompute = recompute;
+      return memory;
+    }
+  }
+  throw RequestError("strategy", strategy_name(spec) + " does not fit: " + model.name + " needs " +
+                                     format_gib(memory.total_bytes()) + " per GPU with " +
+                                     to_string(question.spec.recompute) + " recomputation (" + describe(memory) +
+                                     "), more than the " + format_gib(gpu.memory_bytes) + " of an " + gpu.model +
+                                     "; shard further (larger tp or pp, zero:1-3), or use GPUs with more memory");
+}
+
+// Adam reads the gradient, the fp32 master weight, momentum and variance, and writes the last
+// three and the working weight: 2+4+4+4 read and 4+4+4+2 written in mixed precision, 16 read
+// and 12 written in fp32 -- 28 B per weight either way, a memory-bound step (kind "optimizer")
+// over the weights this GPU updates; about a dozen FLOPs per weight.
+constexpr double kAdamBytesPerWeight = 28;
+constexpr double kAdamFlopsPerWeight = 12;
+
+void price_weights(const TransformerSpec& model, const PlatformSpec& platform, const ComputeCostModel& cost,
+                   TensorPipelinePlan& plan) {
+  const TensorPipelineSpec& spec = plan.spec;
+  plan.layer_weights = layer_parameters(model) / spec.tensor;
+  plan.embedding_weights = embedding_parameters(model) / spec.tensor;
+  plan.tied_embeddings = model.tied_embeddings && spec.pipeline > 1;
+  plan.shared_embedding_weights = double(model.vocabulary) * model.hidden / spec.tensor;
+  plan.head_weights = stage_parameters(model, spec.tensor, spec.pipeline, spec.pipeline - 1) -
+                      plan.layers_per_chunk * plan.chunks * plan.layer_weights -
+                      (spec.pipeline == 1 ? plan.embedding_weights : 0);
+  const double shards = spec.zero_stage >= 1 ? plan.replicas() : 1;
+  for (int stage = 0; stage < spec.pipeline; ++stage) {
+    const double weights = stage_parameters(model, spec.tensor, spec.pipeline, stage) / shards;
+    plan.optimizer_s.push_back(operator_time_s("optimizer", kAdamFlopsPerWeight * weights,
+                                               kAdamBytesPerWeight * weights, platform.node.gpu, cost));
+  }
+}
+
+}  // namespace
+
+std::string format_gib(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  return text;
+}
+
+void check_tensor_pipeline_shape(const ModelGraph& model, const TensorPipelineSpec& spec) {
+  if (!model.transformer)
+    throw RequestError("strategy", strategy_name(spec) + " cuts a transformer's layers, but " + model.source +
+                                       " describes operators, not a transformer (workloads/SCHEMA.md, \"Transformer\"); "
+                                       "use dp or hybrid:M, or a workload with a transformer section");
+  const TransformerSpec& t = *model.transformer;
+  require_divides(spec, spec.tensor, t.heads, "the attention heads");
+  require_divides(spec, spec.tensor, t.kv_heads, "the key/value heads");
+  require_divides(spec, spec.tensor, t.ffn_hidden, "the MLP width");
+  require_divides(spec, static_cast<long long>(spec.pipeline) * chunks_of(spec), t.layers,
+                  "the layers (split over pp x model chunks)");
+  if (spec.sequence_parallel) require_divides(spec, spec.tensor, t.sequence, "the sequence length");
+}
+
+TensorPipelinePlan plan_tensor_pipeline(const ModelGraph& model, const PlatformSpec& platform,
+                                        const ComputeCostModel& cost, const TensorPipelineSpec& spec, int gpus,
+                                        const TensorPipelineOptions& options) {
+  check_tensor_pipeline_shape(model, spec);
+  const int model_gpus = spec.tensor * spec.pipeline;
+  if (gpus < model_gpus || gpus % model_gpus != 0)
+    throw RequestError("gpus", std::to_string(gpus) + " GPUs cannot be split into model replicas of tp x pp = " +
+                                   std::to_string(model_gpus) + " GPUs");
+  TensorPipelinePlan plan;
+  plan.spec = spec;
+  plan.gpus = gpus;
+  plan.options = options;
+  const int replicas = gpus / model_gpus;
+  plan.layout = RankLayout(spec.tensor, spec.pipeline, replicas, spec.order);
+  plan.global_batch = resolve_global_batch(model, spec, replicas, options);
+  plan.microbatches = plan.global_batch / (replicas * spec.microbatch);
+  plan.chunks = chunks_of(spec);
+  if (spec.schedule == PipelineSchedule::interleaved) require_divides(spec, spec.pipeline, plan.microbatches, "the microbatches per replica");
+  plan.layers_per_chunk = model.transformer->layers / (spec.pipeline * plan.chunks);
+  plan.precision = model.precision;
+  plan.value_bytes = bytes_per_activation_value(model.precision);
+
+  const MemoryQuestion question{&*model.transformer, spec, replicas, plan.microbatches, model.precision};
+  plan.memory = resolve_memory(question, model, platform.node.gpu, plan.spec);
+  plan.gpu_memory_bytes = platform.node.gpu.memory_bytes;
+
+  const LayerShape shape{spec.microbatch, spec.tensor, spec.sequence_parallel, plan.value_bytes};
+  plan.layer = price_layer(*model.transformer, shape, platform.node.gpu, cost);
+  plan.ends = price_ends(*model.transformer, shape, platform.node.gpu, cost);
+  plan.hidden_bytes = hidden_state_bytes(*model.transformer, shape);
+  plan.tokens_per_microbatch = double(spec.microbatch) * model.transformer->sequence;
+  price_weights(*model.transformer, platform, cost, plan);
+  if (auto warning = plan.layout.tensor_group_warning(platform.node.gpus)) plan.warnings.push_back(*warning);
+  return plan;
+}
+
+}  // namespace scalecast

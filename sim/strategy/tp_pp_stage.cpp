@@ -1,0 +1,292 @@
+#include "sim/strategy/tp_pp_stage.h"
+
+#include <algorithm>
+
+#include "sim/strategy/tp_pp_lowering.h"
+
+namespace scalecast {
+
+namespace stream = tp_pp_stream;
+namespace comm = tp_pp_communicator;
+
+namespace {
+
+// Gradients travel at the weights' working precision (Megatron's and PyTorch DDP's buckets hold
+// param.grad): 2 B in mixed precision.
+double gradient_bytes_per_weight(const TensorPipelinePlan& plan) { return plan.value_bytes < 4 ? 2 : 4; }
+
+// Vocabulary-parallel cross entropy all-reduces three fp32 values per token over the tensor
+// group: the logits' maximum, the target's logit and the sum of exponentials (Megatron's
+// _VocabParallelCrossEntropy).
+constexpr int kCrossEntropyReductions = 3;
+constexpr double kFp32Bytes = 4;
+
+}  // namespace
+
+StageBuilder::StageBuilder(const TensorPipelinePlan& plan, int stage, double optimizer_s, RankProgram& program)
+    : plan_(plan),
+      stage_(stage),
+      optimizer_s_(optimizer_s),
+      program_(program),
+      gradient_bytes_per_weight_(gradient_bytes_per_weight(plan)) {
+  const int layers = plan.layers_per_chunk * plan.chunks * plan.spec.pipeline;
+  for (int l = 0; l < layers; ++l) layers_.push_back({"layer" + std::to_string(l), plan.layer_weights, -1});
+  embedding_ = {"embedding", plan.embedding_weights, -1};
+  head_ = {"head", plan.head_weights, -1};
+}
+
+int StageBuilder::add(Task task, const std::vector<int>& deps) {
+  task.step = 0;
+  for (int d : deps)
+    if (d >= 0) task.deps.push_back({0, d});
+  program_.tasks.push_back(std::move(task));
+  return static_cast<int>(program_.tasks.size()) - 1;
+}
+
+int StageBuilder::compute(const std::string& name, double duration_s, const std::vector<int>& deps) {
+  Task task;
+  task.kind = TaskKind::compute;
+  task.name = name;
+  task.stream = stream::kCompute;
+  task.duration_s = duration_s;  // priced from the layer's kernels (transformer_layer_costs.h)
+  return add(std::move(task), deps);
+}
+
+int StageBuilder::collective(const std::string& name, CollectiveOp op, int communicator, int stream_id, double bytes,
+                             const std::vector<int>& deps, int root) {
+  Task task;
+  task.kind = TaskKind::collective;
+  task.name = name;
+  task.op = op;
+  task.communicator = communicator;
+  task.root = root;
+  task.stream = stream_id;
+  task.bytes = bytes;
+  task.dtype = plan_.value_bytes < 4 ? "float16" : "float32";
+  return add(std::move(task), deps);
+}
+
+int StageBuilder::tensor_collective(const std::string& name, CollectiveOp op, double bytes, int after) {
+  if (plan_.spec.tensor == 1) return after;
+  return collective(name, op, comm::kTensor, stream::kTensor, bytes, {after});
+}
+
+// Megatron's g (forward) and f (backward): an all-reduce of the block's output, or under
+// sequence parallelism a reduce-scatter over the sequence.
+int StageBuilder::tensor_reduce(const std::string& name, int after) {
+  const CollectiveOp op = plan_.spec.sequence_parallel ? CollectiveOp::reducescatter : CollectiveOp::allreduce;
+  return tensor_collective(name, op, plan_.hidden_bytes, after);
+}
+
+// Sequence parallelism's all-gather of the sequence-split hidden state before a block.
+int StageBuilder::tensor_gather(const std::string& name, int after) {
+  if (!plan_.spec.sequence_parallel) return after;
+  return tensor_collective(name, CollectiveOp::allgather, plan_.hidden_bytes, after);
+}
+
+std::string StageBuilder::pass_tag(const PipelinePass& pass) const {
+  return " mb" + std::to_string(pass.microbatch) + (plan_.chunks > 1 ? " c" + std::to_string(pass.chunk) : "");
+}
+
+int StageBuilder::global_layer(int chunk, int j) const {
+  return (chunk * plan_.spec.pipeline + stage_) * plan_.layers_per_chunk + j;
+}
+
+// The activation (or its gradient) from the neighbouring stage: 1/T of the hidden state from
+// each tensor rank, put back together over NVLink unless sequence parallelism keeps it split.
+int StageBuilder::receive(const PipelinePass& pass) {
+  const int stages = plan_.spec.pipeline;
+  const int from = pass.forward ? (stage_ + stages - 1) % stages : (stage_ + 1) % stages;
+  const int communicator = pass.forward ? comm::forward_pair(from) : comm::backward_pair(from);
+  const int root = from < stage_ ? 0 : 1;  // a pair's groups list the lower stage first
+  const int received = collective((pass.forward ? "recv.activation" : "recv.gradient") + pass_tag(pass),
+                                  CollectiveOp::broadcast, communicator,
+                                  pass.forward ? stream::kReceiveForward : stream::kReceiveBackward,
+                                  plan_.hidden_bytes / plan_.spec.tensor, {}, root);
+  if (plan_.spec.sequence_parallel) return received;
+  return tensor_collective("gather.received" + pass_tag(pass), CollectiveOp::allgather, plan_.hidden_bytes, received);
+}
+
+void StageBuilder::send(const PipelinePass& pass, int after) {
+  const int stages = plan_.spec.pipeline;
+  const int to = pass.forward ? (stage_ + 1) % stages : (stage_ + stages - 1) % stages;
+  const int communicator = pass.forward ? comm::forward_pair(stage_) : comm::backward_pair(stage_);
+  const int root = stage_ < to ? 0 : 1;
+  collective((pass.forward ? "send.activation" : "send.gradient") + pass_tag(pass), CollectiveOp::broadcast,
+             communicator, pass.forward ? stream::kSendForward : stream::kSendBackward,
+             plan_.hidden_bytes / plan_.spec.tensor, {after}, root);
+}
+
+// ZeRO-3: the layer's weights gathered from the data-parallel shards before it runs, at most
+// one layer ahead: the gather waits for the pass of the layer two gathers back to finish.
+int StageBuilder::gather_layer_weights(int layer, const std::string& tag) {
+  if (plan_.spec.zero_stage < 3 || plan_.replicas() == 1) return -1;
+  const size_t k = gather_consumers_.size();
+  const int limit = k >= 2 ? gather_consumers_[k - 2] : -1;
+  return collective("gather.weights.layer" + std::to_string(layer) + tag, CollectiveOp::allgather, comm::kParameters,
+                    stream::kParameters, plan_.layer_weights * plan_.value_bytes, {limit});
+}
+
+int StageBuilder::layer_forward(int layer, const std::string& tag, int after, int weights) {
+  const std::string name = "layer" + std::to_string(layer);
+  const int attention = compute(name + ".attention.forward" + tag, plan_.layer.attention.forward_s,
+                                {tensor_gather(name + ".attention.gather" + tag, after), weights});
+  const int reduced = tensor_reduce(name + ".attention.reduce" + tag, attention);
+  const int mlp = compute(name + ".mlp.forward" + tag, plan_.layer.mlp.forward_s,
+                          {tensor_gather(name + ".mlp.gather" + tag, reduced)});
+  return tensor_reduce(name + ".mlp.reduce" + tag, mlp);
+}
+
+// A block's backward: the input gradient, its collective (Megatron's f, or sequence
+// parallelism's reduce-scatter), and the weight gradient, which overlaps that collective.
+// Under sequence parallelism the output gradient is gathered first, and the block's input
+// gathered again for the weight gradient.
+StageBuilder::BlockBackward StageBuilder::block_backward(const std::string& name, const BlockTimes& times,
+                                                         double extra_input_s, int after, int weights) {
+  const int gradient = tensor_gather(name + ".gather.gradient", after);
+  const int input = tensor_gather(name + ".gather.input", after);
+  const int dgrad = compute(name + ".backward.input", times.backward_input_s + extra_input_s, {gradient, weights});
+  const int reduced = tensor_reduce(name + ".reduce.gradient", dgrad);
+  const int wgrad = compute(name + ".backward.weight", times.backward_weight_s, {dgrad, input});
+  return {reduced, wgrad};
+}
+
+int StageBuilder::layer_backward(int layer, const std::string& tag, int after) {
+  const std::string name = "layer" + std::to_string(layer);
+  const int weights = gather_layer_weights(layer, tag);
+  if (plan_.spec.recompute == Recompute::full) after = layer_forward(layer, tag + " recompute", after, weights);
+  const double selective_s = plan_.spec.recompute == Recompute::selective ? plan_.layer.attention_core_forward_s : 0;
+  const BlockBackward mlp = block_backward(name + ".mlp" + tag, plan_.layer.mlp, 0, after, weights);
+  const BlockBackward attention = block_backward(name + ".attention" + tag, plan_.layer.attention, selective_s,
+                                                 mlp.input_gradient, -1);
+  weights_done(layers_[layer], attention.weight_gradient, tag);  // after the MLP's in the compute stream
+  if (weights >= 0) gather_consumers_.push_back(attention.input_gradient);
+  return attention.input_gradient;
+}
+
+// A unit's weight gradient for this microbatch is done after task `wgrad`. zero:2 and zero:3
+// keep no gradient between microbatches: it is reduce-scattered at once.
+void StageBuilder::weights_done(GradientUnit& unit, int wgrad, const std::string& tag) {
+  unit.ready = wgrad;
+  if (plan_.spec.zero_stage < 2 || plan_.replicas() == 1) return;
+  per_microbatch_reductions_.push_back(collective("reduce.gradients." + unit.name + tag, CollectiveOp::reducescatter,
+                                                  comm::kGradients, stream::kGradients, gradient_bytes(unit), {wgrad}));
+}
+
+double StageBuilder::gradient_bytes(const GradientUnit& unit) const {
+  return unit.weights * gradient_bytes_per_weight_ * plan_.options.gradient_bytes_scale;
+}
+
+int StageBuilder::forward_pass(const PipelinePass& pass) {
+  const std::string tag = pass_tag(pass);
+  int last = -1;
+  if (plan_.first_virtual_stage(stage_, pass.chunk)) {
+    last = compute("embedding.forward" + tag, plan_.ends.embedding_forward_s, {});
+    last = tensor_reduce("embedding.reduce" + tag, last);
+  } else {
+    last = receive(pass);
+  }
+  for (int j = 0; j < plan_.layers_per_chunk; ++j) {
+    const int layer = global_layer(pass.chunk, j);
+    const int weights = gather_layer_weights(layer, tag);
+    last = layer_forward(layer, tag, last, weights);
+    if (weights >= 0) gather_consumers_.push_back(last);
+  }
+  if (!plan_.last_virtual_stage(stage_, pass.chunk)) {
+    send(pass, last);
+    return last;
+  }
+  last = compute("head.forward" + tag, plan_.ends.head_forward_s, {tensor_gather("head.gather" + tag, last)});
+  for (int k = 0; k < kCrossEntropyReductions; ++k)
+    last = tensor_collective("loss.reduce" + tag, CollectiveOp::allreduce, plan_.tokens_per_microbatch * kFp32Bytes,
+                             last);
+  return last;
+}
+
+int StageBuilder::backward_pass(const PipelinePass& pass) {
+  const std::string tag = pass_tag(pass);
+  int last = -1;
+  if (plan_.last_virtual_stage(stage_, pass.chunk)) {
+    const int dgrad = compute("head.backward.input" + tag, plan_.ends.head_backward_input_s, {});
+    last = tensor_reduce("head.reduce.gradient" + tag, dgrad);
+    weights_done(head_, compute("head.backward.weight" + tag, plan_.ends.head_backward_weight_s, {dgrad}), tag);
+  } else {
+    last = receive(pass);
+  }
+  for (int j = plan_.layers_per_chunk - 1; j >= 0; --j) last = layer_backward(global_layer(pass.chunk, j), tag, last);
+  if (!plan_.first_virtual_stage(stage_, pass.chunk)) {
+    send(pass, last);
+    return last;
+  }
+  weights_done(embedding_, compute("embedding.backward" + tag, plan_.ends.embedding_backward_s, {last}), tag);
+  return last;
+}
+
+void StageBuilder::build() {
+  for (const PipelinePass& pass :
+       pipeline_passes(plan_.spec.schedule, plan_.spec.pipeline, stage_, plan_.microbatches, plan_.chunks))
+    pass.forward ? forward_pass(pass) : backward_pass(pass);
+  synchronize_gradients();
+}
+
+// The weights this stage holds, each with the task after which its gradient is complete.
+std::vector<GradientUnit> StageBuilder::held_units() const {
+  std::vector<GradientUnit> units;
+  for (const GradientUnit& layer : layers_)
+    if (layer.ready >= 0) units.push_back(layer);
+  if (embedding_.ready >= 0) units.push_back(embedding_);
+  if (head_.ready >= 0) units.push_back(head_);
+  return units;
+}
+
+// Once the last microbatch is done: the tied embedding's gradient summed between the first and
+// last stage, the data-parallel reduction, the Adam step, the updated weights gathered.
+void StageBuilder::synchronize_gradients() {
+  GradientUnit* tied = stage_ == 0 ? &embedding_ : &head_;
+  if (plan_.tied_embeddings && tied->ready >= 0)
+    tied->ready = collective("reduce.tied_embedding", CollectiveOp::allreduce, comm::kEmbedding, stream::kEmbedding,
+                             plan_.shared_embedding_weights * gradient_bytes_per_weight_ * plan_.options.gradient_bytes_scale,
+                             {tied->ready});
+  const std::vector<GradientUnit> units = held_units();
+  std::vector<int> reduced;
+  if (plan_.replicas() == 1 || plan_.spec.zero_stage >= 2) {
+    for (const GradientUnit& unit : units) reduced.push_back(unit.ready);
+    reduced.insert(reduced.end(), per_microbatch_reductions_.begin(), per_microbatch_reductions_.end());
+  } else {
+    reduced = in_buckets(units, plan_.spec.zero_stage == 0 ? CollectiveOp::allreduce : CollectiveOp::reducescatter,
+                         "reduce.gradients", stream::kGradients, comm::kGradients, gradient_bytes_per_weight_,
+                         -1);
+  }
+  const int optimizer = compute("optimizer.step", optimizer_s_, reduced);
+  // zero:1 and zero:2 update a shard, whose new weights every replica needs for the next step;
+  // zero:3 keeps them sharded (the next step gathers them layer by layer).
+  if (plan_.replicas() > 1 && (plan_.spec.zero_stage == 1 || plan_.spec.zero_stage == 2))
+    in_buckets(units, CollectiveOp::allgather, "gather.weights", stream::kParameters, comm::kParameters,
+               plan_.value_bytes, optimizer);
+}
+
+// Units in the order their gradients complete, in buckets of at least the bucket size, one
+// collective each, issued as soon as its last unit is ready (or after `after`).
+std::vector<int> StageBuilder::in_buckets(std::vector<GradientUnit> units, CollectiveOp op, const std::string& name,
+                                          int stream_id, int communicator, double bytes_per_weight, int after) {
+  std::stable_sort(units.begin(), units.end(), [](const GradientUnit& a, const GradientUnit& b) { return a.ready < b.ready; });
+  std::vector<int> issued, deps;
+  double bytes = 0;
+  auto close = [&]() {
+    if (deps.empty()) return;
+    deps.push_back(after);
+    issued.push_back(collective(name + ".bucket" + std::to_string(issued.size()), op, communicator, stream_id,
+                                bytes * plan_.options.gradient_bytes_scale, deps));
+    deps.clear();
+    bytes = 0;
+  };
+  for (const GradientUnit& unit : units) {
+    deps.push_back(unit.ready);
+    bytes += unit.weights * bytes_per_weight;
+    if (bytes >= plan_.options.bucket_bytes) close();
+  }
+  close();
+  return issued;
+}
+
+}  // namespace scalecast

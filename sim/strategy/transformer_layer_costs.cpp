@@ -1,0 +1,137 @@
+#include "sim/strategy/transformer_layer_costs.h"
+
+#include <vector>
+
+namespace scalecast {
+
+namespace {
+
+constexpr const char* kGemm = "gemm";
+constexpr const char* kElementwise = "elementwise";
+// Dropout keeps a one-byte mask per value for the backward pass.
+constexpr double kMaskBytes = 1;
+// Vocabulary-parallel cross entropy works on fp32 logits (Megatron casts them): it reads the
+// logits, keeps an fp32 copy for the softmax, and reads it again for the gradient.
+constexpr double kFp32Bytes = 4;
+
+struct Kernel {
+  const char* kind;
+  double flops;
+  double bytes;
+};
+
+double price(const std::vector<Kernel>& kernels, const GpuSpec& gpu, const ComputeCostModel& cost) {
+  double time_s = 0;
+  for (const Kernel& k : kernels) time_s += operator_time_s(k.kind, k.flops, k.bytes, gpu, cost);
+  return time_s;
+}
+
+// A GEMM tokens x in -> tokens x out: reads its input and weights, writes its output.
+Kernel gemm(double tokens, double in, double out, double value_bytes) {
+  return {kGemm, 2 * tokens * in * out, (tokens * in + in * out + tokens * out) * value_bytes};
+}
+
+// The same GEMM's weight gradient: dW = X^T dY, reading both and writing dW.
+Kernel weight_gradient(double tokens, double in, double out, double value_bytes) { return gemm(tokens, in, out, value_bytes); }
+
+// Backward of a memory-bound kernel: reads the gradient and what it saved, writes the gradient.
+Kernel backward_of(const Kernel& forward) { return {kElementwise, 0, 2 * forward.bytes}; }
+
+// Per-rank sizes of one microbatch.
+struct Sizes {
+  double tokens, hidden, t, replicated_share, value_bytes;
+  double qkv, ffn_in, ffn, heads_per_rank, sequence;
+};
+
+Sizes sizes_of(const TransformerSpec& m, const LayerShape& shape) {
+  Sizes z{};
+  z.tokens = double(shape.microbatch) * m.sequence;
+  z.hidden = m.hidden;
+  z.t = shape.tensor;
+  z.replicated_share = shape.sequence_parallel ? 1 / z.t : 1;  // norms and dropouts: whole, or 1/T of the sequence
+  z.value_bytes = shape.value_bytes;
+  z.qkv = (m.hidden + 2 * m.kv_width()) / z.t;
+  z.ffn = m.ffn_hidden / z.t;
+  z.ffn_in = z.ffn * (m.gated_ffn ? 2 : 1);
+  z.heads_per_rank = m.heads / z.t;
+  z.sequence = m.sequence;
+  return z;
+}
+
+Kernel norm(const Sizes& z) { return {kElementwise, 0, 2 * z.tokens * z.hidden * z.value_bytes * z.replicated_share}; }
+Kernel dropout_add(const Sizes& z) {
+  return {kElementwise, 0, z.tokens * z.hidden * (3 * z.value_bytes + kMaskBytes) * z.replicated_share};
+}
+
+// Scores, softmax with dropout, context: every head of this rank over the s x s matrix.
+std::vector<Kernel> attention_core(const Sizes& z) {
+  const double score_values = z.tokens * z.heads_per_rank * z.sequence;
+  const double head_width = z.hidden / z.t;
+  return {{kGemm, 2 * z.tokens * z.sequence * head_width, (2 * z.tokens * head_width + score_values) * z.value_bytes},
+          {kElementwise, 0, score_values * (4 * z.value_bytes + kMaskBytes)},
+          {kGemm, 2 * z.tokens * z.sequence * head_width, (score_values + 2 * z.tokens * head_width) * z.value_bytes}};
+}
+
+BlockTimes price_attention(const Sizes& z, const GpuSpec& gpu, const ComputeCostModel& cost) {
+  const double h = z.hidden, v = z.value_bytes;
+  const Kernel qkv = gemm(z.tokens, h, z.qkv, v), projection = gemm(z.tokens, h / z.t, h, v);
+  const std::vector<Kernel> core = attention_core(z);
+  std::vector<Kernel> forward = {norm(z), qkv};
+  forward.insert(forward.end(), core.begin(), core.end());
+  forward.push_back(projection);
+  forward.push_back(dropout_add(z));
+  // Input gradient: both GEMMs' dX, the core backward (dS and dQ dK from the scores, dP and dV
+  // from the context: twice the forward's GEMMs), the elementwise kernels' backward.
+  std::vector<Kernel> backward_input = {qkv, projection, backward_of(norm(z)), backward_of(dropout_add(z)),
+                                        backward_of(core[1])};
+  for (const Kernel& k : {core[0], core[2]}) backward_input.insert(backward_input.end(), 2, k);
+  const std::vector<Kernel> backward_weight = {weight_gradient(z.tokens, h, z.qkv, v), weight_gradient(z.tokens, h / z.t, h, v)};
+  return {price(forward, gpu, cost), price(backward_input, gpu, cost), price(backward_weight, gpu, cost)};
+}
+
+BlockTimes price_mlp(const Sizes& z, const GpuSpec& gpu, const ComputeCostModel& cost) {
+  const double h = z.hidden, v = z.value_bytes;
+  const Kernel up = gemm(z.tokens, h, z.ffn_in, v), down = gemm(z.tokens, z.ffn, h, v);
+  const Kernel activation = {kElementwise, 0, z.tokens * (z.ffn_in + z.ffn) * v};
+  const std::vector<Kernel> forward = {norm(z), up, activation, down, dropout_add(z)};
+  const std::vector<Kernel> backward_input = {up, down, backward_of(norm(z)), backward_of(activation),
+                                              backward_of(dropout_add(z))};
+  const std::vector<Kernel> backward_weight = {weight_gradient(z.tokens, h, z.ffn_in, v), weight_gradient(z.tokens, z.ffn, h, v)};
+  return {price(forward, gpu, cost), price(backward_input, gpu, cost), price(backward_weight, gpu, cost)};
+}
+
+}  // namespace
+
+double hidden_state_bytes(const TransformerSpec& model, const LayerShape& shape) {
+  return double(shape.microbatch) * model.sequence * model.hidden * shape.value_bytes;
+}
+
+LayerTimes price_layer(const TransformerSpec& model, const LayerShape& shape, const GpuSpec& gpu,
+                       const ComputeCostModel& cost) {
+  const Sizes z = sizes_of(model, shape);
+  LayerTimes times;
+  times.attention = price_attention(z, gpu, cost);
+  times.mlp = price_mlp(z, gpu, cost);
+  times.attention_core_forward_s = price(attention_core(z), gpu, cost);
+  return times;
+}
+
+EndTimes price_ends(const TransformerSpec& model, const LayerShape& shape, const GpuSpec& gpu,
+                    const ComputeCostModel& cost) {
+  const Sizes z = sizes_of(model, shape);
+  const double h = z.hidden, v = z.value_bytes, vocabulary = model.vocabulary / z.t;
+  // Vocabulary-parallel embedding: each rank looks up the rows of its slice of the vocabulary
+  // and writes the whole hidden state (zeros elsewhere) for the all-reduce to sum.
+  const Kernel lookup = {kElementwise, 0, 2 * z.tokens * h * v};
+  const Kernel logits = gemm(z.tokens, h, vocabulary, v);
+  const Kernel cross_entropy = {kElementwise, 0, z.tokens * vocabulary * (v + 2 * kFp32Bytes)};
+  EndTimes times;
+  times.embedding_forward_s = price({lookup}, gpu, cost);
+  times.embedding_backward_s = price({backward_of(lookup)}, gpu, cost);
+  times.head_forward_s = price({norm(z), logits, cross_entropy}, gpu, cost);
+  times.head_backward_input_s = price({logits, backward_of(cross_entropy), backward_of(norm(z))}, gpu, cost);
+  times.head_backward_weight_s = price({weight_gradient(z.tokens, h, vocabulary, v)}, gpu, cost);
+  return times;
+}
+
+}  // namespace scalecast

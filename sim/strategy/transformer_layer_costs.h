@@ -1,0 +1,64 @@
+// What one transformer layer costs one tensor-parallel rank for one microbatch, kernel by kernel
+// as Megatron-LM runs them (Shoeybi et al. 2019, Fig. 3; Korthikanti et al. 2022, Sec. 4), each
+// kernel priced by the cost model (sim/cost/compute_cost.h):
+//
+//   attention block: norm, QKV (column-parallel), scores Q K^T, scale-mask-softmax and dropout,
+//                    context P V, output projection (row-parallel), bias-dropout-add;
+//   MLP block:       norm, up (and gate) projection (column-parallel), GeLU or SwiGLU, down
+//                    projection (row-parallel), bias-dropout-add.
+//
+// GEMMs are kind "gemm", memory-bound kernels "elementwise" (workloads/cost-model.yaml). The
+// column-parallel matrices hold 1/T of the output features and the row-parallel ones 1/T of the
+// input features, so a block's GEMMs and attention heads split over T GPUs, while norms and
+// bias-dropout-adds run on the whole hidden state -- on 1/T of the sequence under sequence
+// parallelism. Backward: the input-gradient GEMMs, the attention core's backward (twice its
+// forward) and the elementwise kernels' backward (twice their traffic) form the input gradient;
+// the weight-gradient GEMMs follow and may overlap the tensor-parallel collective.
+#pragma once
+
+#include <string>
+
+#include "sim/cost/compute_cost.h"
+#include "sim/platform/platform_spec.h"
+#include "sim/workload/transformer_spec.h"
+
+namespace scalecast {
+
+struct BlockTimes {
+  double forward_s = 0;
+  double backward_input_s = 0;
+  double backward_weight_s = 0;
+};
+
+struct LayerTimes {
+  BlockTimes attention;
+  BlockTimes mlp;
+  double attention_core_forward_s = 0;  // scores, softmax and dropout, context: what selective recomputation redoes
+};
+
+// The first stage's token embedding and the last stage's final norm, output head and loss.
+struct EndTimes {
+  double embedding_forward_s = 0;
+  double embedding_backward_s = 0;
+  double head_forward_s = 0;  // final norm, logits, vocabulary-parallel cross entropy
+  double head_backward_input_s = 0;
+  double head_backward_weight_s = 0;
+};
+
+struct LayerShape {
+  int microbatch = 1;  // samples
+  int tensor = 1;
+  bool sequence_parallel = false;
+  double value_bytes = 2;  // bytes of one activation value at the training precision
+};
+
+LayerTimes price_layer(const TransformerSpec& model, const LayerShape& shape, const GpuSpec& gpu,
+                       const ComputeCostModel& cost);
+EndTimes price_ends(const TransformerSpec& model, const LayerShape& shape, const GpuSpec& gpu,
+                    const ComputeCostModel& cost);
+
+// One microbatch's hidden state (b x s x h values): what each tensor-parallel all-reduce
+// reduces, what sequence parallelism gathers and scatters, and what a pipeline stage sends.
+double hidden_state_bytes(const TransformerSpec& model, const LayerShape& shape);
+
+}  // namespace scalecast
