@@ -29,6 +29,7 @@ struct GpuSpec {
   std::map<std::string, double> peak_flops_per_s;     // precision ("fp32", "fp16", "bf16", "tf32", "fp8") -> FLOP/s
   double memory_bandwidth_Bps = 0;
   double memory_bytes = 0;
+  int multiprocessors = 0;  // SMs: a GEMM runs in waves of one output tile per SM (0: not given)
 };
 
 // NVLink point-to-point: some GPU pairs joined by one or more links, others by none.

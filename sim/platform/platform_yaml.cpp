@@ -172,7 +172,7 @@ GpuArchitecture read_architecture(const MapReader& map, const std::string& model
 }
 
 GpuSpec read_gpu(const Field& field) {
-  MapReader map(field, {"model", "architecture", "peak_flops", "memory_bandwidth", "memory"});
+  MapReader map(field, {"model", "architecture", "peak_flops", "memory_bandwidth", "memory", "multiprocessors"});
   GpuSpec gpu;
   gpu.model = read_name(map.required("model"));
   gpu.architecture = read_architecture(map, gpu.model);
@@ -183,6 +183,7 @@ GpuSpec read_gpu(const Field& field) {
   if (gpu.peak_flops_per_s.empty()) flops.field().fail("must give at least one precision: " + join_words(kPrecisions));
   gpu.memory_bandwidth_Bps = read_positive_bandwidth_Bps(map.required("memory_bandwidth"));
   if (auto memory = map.optional("memory")) gpu.memory_bytes = read_positive_bytes(*memory);
+  if (auto sms = map.optional("multiprocessors")) gpu.multiprocessors = static_cast<int>(read_integer(*sms, 1, 1 << 16));
   return gpu;
 }
 

@@ -1,6 +1,8 @@
 #include "sim/strategy/tp_pp_plan.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "sim/core/input_error.h"
 #include "sim/workload/transformer.h"
@@ -21,25 +23,19 @@ void require_divides(const TensorPipelineSpec& spec, long long divisor, long lon
                                        ") is not a multiple of " + std::to_string(divisor));
 }
 
-int resolve_global_batch(const ModelGraph& model, const TensorPipelineSpec& spec, int replicas,
-                         const TensorPipelineOptions& options) {
-  std::string from = "the requested global batch";
-  int global_batch = 0;
-  if (options.global_batch) {
-    global_batch = *options.global_batch;
-  } else if (model.global_batch) {
-    global_batch = *model.global_batch;
-    from = "the global batch of " + model.source;
-  } else {
-    global_batch = model.batch_per_gpu * replicas;
-    from = "batch_per_gpu x replicas (" + model.source + " gives no global_batch)";
-  }
+// The global batch and where it comes from (for messages).
+std::pair<int, std::string> global_batch_of(const ModelGraph& model, int replicas, const TensorPipelineOptions& options) {
+  if (options.global_batch) return {*options.global_batch, "the requested global batch"};
+  if (model.global_batch) return {*model.global_batch, "the global batch of " + model.source};
+  return {model.batch_per_gpu * replicas, "batch_per_gpu x replicas (" + model.source + " gives no global_batch)"};
+}
+
+void check_batch_splits(const std::pair<int, std::string>& global_batch, const TensorPipelineSpec& spec, int replicas) {
   const long long per_step = static_cast<long long>(replicas) * spec.microbatch;
-  if (global_batch % per_step != 0)
-    throw RequestError("global_batch", std::to_string(global_batch) + " samples (" + from +
+  if (global_batch.first % per_step != 0)
+    throw RequestError("global_batch", std::to_string(global_batch.first) + " samples (" + global_batch.second +
                                            ") cannot be split into " + std::to_string(replicas) +
                                            " data-parallel replicas x microbatches of " + std::to_string(spec.microbatch));
-  return global_batch;
 }
 
 std::string describe(const MemoryPerGpu& m) {
@@ -130,17 +126,21 @@ TensorPipelinePlan plan_tensor_pipeline(const ModelGraph& model, const PlatformS
   plan.options = options;
   const int replicas = gpus / model_gpus;
   plan.layout = RankLayout(spec.tensor, spec.pipeline, replicas, spec.order);
-  plan.global_batch = resolve_global_batch(model, spec, replicas, options);
-  plan.microbatches = plan.global_batch / (replicas * spec.microbatch);
+  const auto global_batch = global_batch_of(model, replicas, options);
+  plan.global_batch = global_batch.first;
+  plan.microbatches = std::max(1, plan.global_batch / (replicas * spec.microbatch));
   plan.chunks = chunks_of(spec);
-  if (spec.schedule == PipelineSchedule::interleaved) require_divides(spec, spec.pipeline, plan.microbatches, "the microbatches per replica");
   plan.layers_per_chunk = model.transformer->layers / (spec.pipeline * plan.chunks);
   plan.precision = model.precision;
   plan.value_bytes = bytes_per_activation_value(model.precision);
 
+  // Memory first: a layout that cannot hold the model says so whatever its batch.
   const MemoryQuestion question{&*model.transformer, spec, replicas, plan.microbatches, model.precision};
   plan.memory = resolve_memory(question, model, platform.node.gpu, plan.spec);
   plan.gpu_memory_bytes = platform.node.gpu.memory_bytes;
+  check_batch_splits(global_batch, spec, replicas);
+  if (spec.schedule == PipelineSchedule::interleaved)
+    require_divides(spec, spec.pipeline, plan.microbatches, "the microbatches per replica");
 
   const LayerShape shape{spec.microbatch, spec.tensor, spec.sequence_parallel, plan.value_bytes};
   plan.layer = price_layer(*model.transformer, shape, platform.node.gpu, cost);

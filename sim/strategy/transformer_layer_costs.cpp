@@ -1,5 +1,8 @@
 #include "sim/strategy/transformer_layer_costs.h"
 
+#include <algorithm>
+#include <cmath>
+#include <utility>
 #include <vector>
 
 namespace scalecast {
@@ -18,21 +21,46 @@ struct Kernel {
   const char* kind;
   double flops;
   double bytes;
+  // A GEMM's output: `matrices` matrices of rows x columns (0 for other kernels).
+  double matrices = 0, rows = 0, columns = 0;
 };
+
+// cuBLAS computes a large half-precision GEMM's output in tiles of 256 x 128 (or 128 x 256),
+// one per SM at a time (NVIDIA, Matrix Multiplication Background, Sec. 2.3 and 3): a GEMM
+// takes whole waves of SMs, and partial tiles and a partly filled last wave do no useful work
+// (tile and wave quantization, Sec. 3.1-3.2). The fraction of the waves' work that is useful,
+// for the better of the two tile shapes; 1 when the GPU's SM count is not given. (The `gemm`
+// efficiency, measured on a shape that fills whole waves, is per useful tile.)
+double wave_efficiency(const Kernel& k, int multiprocessors) {
+  if (k.matrices <= 0 || multiprocessors <= 0) return 1;
+  double best = 0;
+  for (const auto& [tile_rows, tile_columns] : {std::pair{256.0, 128.0}, std::pair{128.0, 256.0}}) {
+    const double tiles = k.matrices * std::ceil(k.rows / tile_rows) * std::ceil(k.columns / tile_columns);
+    const double waves = std::ceil(tiles / multiprocessors);
+    best = std::max(best, k.matrices * k.rows * k.columns / (waves * multiprocessors * tile_rows * tile_columns));
+  }
+  return best;
+}
 
 double price(const std::vector<Kernel>& kernels, const GpuSpec& gpu, const ComputeCostModel& cost) {
   double time_s = 0;
-  for (const Kernel& k : kernels) time_s += operator_time_s(k.kind, k.flops, k.bytes, gpu, cost);
+  for (const Kernel& k : kernels)
+    time_s += operator_time_s(k.kind, k.flops / wave_efficiency(k, gpu.multiprocessors), k.bytes, gpu, cost);
   return time_s;
 }
 
 // A GEMM tokens x in -> tokens x out: reads its input and weights, writes its output.
 Kernel gemm(double tokens, double in, double out, double value_bytes) {
-  return {kGemm, 2 * tokens * in * out, (tokens * in + in * out + tokens * out) * value_bytes};
+  return {kGemm, 2 * tokens * in * out, (tokens * in + in * out + tokens * out) * value_bytes, 1, tokens, out};
 }
 
-// The same GEMM's weight gradient: dW = X^T dY, reading both and writing dW.
-Kernel weight_gradient(double tokens, double in, double out, double value_bytes) { return gemm(tokens, in, out, value_bytes); }
+// The same GEMM's weight gradient: dW = X^T dY (in x out, summed over the tokens), reading both
+// and writing dW.
+Kernel weight_gradient(double tokens, double in, double out, double value_bytes) {
+  Kernel k = gemm(tokens, in, out, value_bytes);
+  k.rows = in;
+  return k;
+}
 
 // Backward of a memory-bound kernel: reads the gradient and what it saved, writes the gradient.
 Kernel backward_of(const Kernel& forward) { return {kElementwise, 0, 2 * forward.bytes}; }
@@ -66,10 +94,13 @@ Kernel dropout_add(const Sizes& z) {
 // Scores, softmax with dropout, context: every head of this rank over the s x s matrix.
 std::vector<Kernel> attention_core(const Sizes& z) {
   const double score_values = z.tokens * z.heads_per_rank * z.sequence;
-  const double head_width = z.hidden / z.t;
-  return {{kGemm, 2 * z.tokens * z.sequence * head_width, (2 * z.tokens * head_width + score_values) * z.value_bytes},
+  const double head_width = z.hidden / z.t;  // of this rank's heads together
+  const double matrices = z.tokens / z.sequence * z.heads_per_rank, head_dim = head_width / z.heads_per_rank;
+  return {{kGemm, 2 * z.tokens * z.sequence * head_width, (2 * z.tokens * head_width + score_values) * z.value_bytes,
+           matrices, z.sequence, z.sequence},
           {kElementwise, 0, score_values * (4 * z.value_bytes + kMaskBytes)},
-          {kGemm, 2 * z.tokens * z.sequence * head_width, (score_values + 2 * z.tokens * head_width) * z.value_bytes}};
+          {kGemm, 2 * z.tokens * z.sequence * head_width, (score_values + 2 * z.tokens * head_width) * z.value_bytes,
+           matrices, z.sequence, head_dim}};
 }
 
 BlockTimes price_attention(const Sizes& z, const GpuSpec& gpu, const ComputeCostModel& cost) {
