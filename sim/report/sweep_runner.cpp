@@ -7,7 +7,10 @@
 #include "sim/core/quantity_parse.h"
 #include "sim/report/placement_report.h"
 #include "sim/core/process_pool.h"
+#include "sim/report/strategy_search.h"
 #include "sim/report/sweep_plots.h"
+
+#include <algorithm>
 
 namespace scalecast {
 
@@ -25,6 +28,34 @@ std::vector<SweepPoint> sweep_points(const std::vector<StrategySpec>& strategies
       points.push_back({strategy, gpus});
     }
   return points;
+}
+
+AutoSweep auto_sweep_points(Scenario& scenario, const std::vector<int>& gpu_counts, int finalists,
+                            const HybridOptions& options, const std::function<void(const std::string&)>& progress) {
+  AutoSweep sweep;
+  LayoutSearchOptions search;
+  search.finalists = finalists;
+  for (int gpus : gpu_counts) {
+    const std::vector<LayoutEstimate> ranked = rank_layouts(scenario, gpus, search);
+    nlohmann::ordered_json entry = {{"gpus", gpus}, {"candidates", ranked.size()}};
+    entry["finalists"] = nlohmann::ordered_json::array();
+    if (ranked.empty()) progress("no tp/pp layout of " + scenario.name() + " fits " + std::to_string(gpus) + " GPUs");
+    for (size_t k = 0; k < ranked.size() && static_cast<int>(k) < finalists; ++k) {
+      const StrategySpec& strategy = ranked[k].strategy;
+      if (std::find(sweep.strategies.begin(), sweep.strategies.end(), strategy) == sweep.strategies.end()) {
+        add_strategy(scenario, strategy, options);
+        sweep.strategies.push_back(strategy);
+      }
+      sweep.points.push_back({strategy, gpus});
+      entry["finalists"].push_back({{"strategy", strategy.name()}, {"estimated_step_s", ranked[k].step_s}});
+    }
+    if (!ranked.empty())
+      progress(std::to_string(gpus) + " GPUs: " + std::to_string(ranked.size()) + " layouts fit; simulating " +
+               entry["finalists"][0]["strategy"].get<std::string>() +
+               (ranked.size() > 1 ? " and " + std::to_string(entry["finalists"].size() - 1) + " more" : ""));
+    sweep.search.push_back(std::move(entry));
+  }
+  return sweep;
 }
 
 nlohmann::json placement_to_json(const Placement& placement) {

@@ -24,6 +24,17 @@ struct SweepPoint {
 std::vector<SweepPoint> sweep_points(const std::vector<StrategySpec>& strategies, const std::vector<int>& gpu_counts,
                                      const std::function<void(const std::string&)>& skipped);
 
+// `--strategies auto`: at each GPU count, the `finalists` tp/pp layouts with the best estimated
+// step (strategy_search.h), added to the scenario; `progress` hears what was found. Returns the
+// points and, as JSON, each count's candidates and finalists' estimates.
+struct AutoSweep {
+  std::vector<SweepPoint> points;
+  std::vector<StrategySpec> strategies;  // distinct, in order of first appearance
+  nlohmann::ordered_json search = nlohmann::ordered_json::array();
+};
+AutoSweep auto_sweep_points(Scenario& scenario, const std::vector<int>& gpu_counts, int finalists,
+                            const HybridOptions& options, const std::function<void(const std::string&)>& progress);
+
 // Places every strategy's worker, `jobs` at a time, each in a process of its own (CBC runs one
 // solve per process). Returns {strategy name: placement}, or {"error", "exit_code"} when one
 // failed. Placements do not depend on the scale, so a sweep places once and every point (and

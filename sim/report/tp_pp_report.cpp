@@ -118,6 +118,7 @@ nlohmann::ordered_json tensor_pipeline_json(const Scenario& scenario, const Poin
   layout["virtual_stages"] = plan.chunks;
   layout["recompute"] = to_string(plan.spec.recompute);
   layout["sequence_parallel"] = plan.spec.sequence_parallel;
+  layout["overlap"] = to_string(plan.spec.overlap);
   layout["order"] = plan.spec.order;
 
   const TensorPipelineBreakdown b = tensor_pipeline_breakdown(point);

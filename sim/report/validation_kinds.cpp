@@ -15,6 +15,7 @@
 #include "sim/trace/trace_json.h"
 #include "sim/workload/model_graph.h"
 #include "sim/workload/step_estimate.h"
+#include "sim/workload/transformer.h"
 
 namespace scalecast {
 
@@ -104,6 +105,50 @@ double simulate_cross_generation(const ValidationCase& c) {
   return samples_per_s("platform", "batch") / samples_per_s("base_platform", "base_batch");
 }
 
+// ---- tp/pp training throughput (Megatron-LM's published runs) ----------------------------------
+
+// The workload, resized when the case gives another model size of the same family (the GPT
+// family of Narayanan et al.: MLP of 4h unless ffn_hidden says otherwise).
+ModelGraph case_transformer_workload(const ValidationCase& c) {
+  ModelGraph model = load_model_graph(c.text("workload"));
+  if (!model.transformer) throw InputError(c.file, c.field + ".workload", "has no transformer section");
+  TransformerSpec t = *model.transformer;
+  if (c.optional_text("layers")) t.layers = c.integer("layers");
+  if (c.optional_text("hidden")) t.hidden = c.integer("hidden"), t.ffn_hidden = 4 * t.hidden;
+  if (c.optional_text("ffn_hidden")) t.ffn_hidden = c.integer("ffn_hidden");
+  if (c.optional_text("heads")) t.heads = t.kv_heads = c.integer("heads");
+  if (c.optional_text("vocabulary")) t.vocabulary = c.integer("vocabulary");
+  if (c.optional_text("sequence")) t.sequence = c.integer("sequence");
+  return with_transformer(std::move(model), t);
+}
+
+PointResult simulate_tp_pp_case(const ValidationCase& c, const ModelGraph& model) {
+  Scenario scenario = workload_scenario(load_platform(c.text("platform")), model, {}, c.text("workload"));
+  if (c.optional_text("global_batch")) scenario.global_batch = c.integer("global_batch");
+  const StrategySpec strategy = parse_strategy_spec(c.text("strategy"));
+  add_strategy(scenario, strategy, {});
+  return simulate_point(scenario, strategy, c.integer("gpus"));
+}
+
+// Achieved TFLOP/s per GPU as the paper counts them: its FLOPs per step over the simulated
+// step. `flops: recompute` (default) is Narayanan et al.'s Eq. 3 (with full recomputation),
+// `model` the model FLOPs of Korthikanti et al. (MFU).
+double simulate_throughput(const ValidationCase& c) {
+  const ModelGraph model = case_transformer_workload(c);
+  const PointResult point = simulate_tp_pp_case(c, model);
+  const std::string count = c.optional_text("flops").value_or("recompute");
+  if (count != "recompute" && count != "model")
+    throw InputError(c.file, c.field + ".flops", "expected recompute or model, got '" + count + "'");
+  const double batch = point.tensor_pipeline->global_batch;
+  const double flops = count == "model" ? model_step_flops(*model.transformer, batch)
+                                        : step_flops_with_recompute(*model.transformer, batch);
+  return flops / point.step.step_time_s / point.gpus / 1e12;
+}
+
+double simulate_iteration_time(const ValidationCase& c) {
+  return simulate_tp_pp_case(c, case_transformer_workload(c)).step.step_time_s;
+}
+
 }  // namespace
 
 const std::vector<ValidationKind>& validation_kinds() {
@@ -124,6 +169,14 @@ const std::vector<ValidationKind>& validation_kinds() {
       {"cross_generation", "x",
        "a workload's single-GPU training throughput on one GPU over another's, against the published ratio",
        {"workload", "base_platform", "platform", "batch"}, {"base_batch", "precision"}, simulate_cross_generation},
+      // tp/pp training steps (Megatron-LM's published runs)
+      {"throughput", "TFLOP/s", "a tp/pp training step: achieved TFLOP/s per GPU as the paper counts FLOPs",
+       {"platform", "workload", "strategy", "gpus"},
+       {"global_batch", "layers", "hidden", "ffn_hidden", "heads", "vocabulary", "sequence", "flops"},
+       simulate_throughput},
+      {"iteration_time", "s", "a tp/pp training step: the step time against the measured iteration time",
+       {"platform", "workload", "strategy", "gpus"},
+       {"global_batch", "layers", "hidden", "ffn_hidden", "heads", "vocabulary", "sequence"}, simulate_iteration_time},
   };
   return kinds;
 }

@@ -66,6 +66,14 @@ int peak_passes_in_flight(const std::vector<PipelinePass>& passes) {
   return peak;
 }
 
+int peak_passes_in_flight(PipelineSchedule schedule, int stages, int stage, int microbatches, int chunks) {
+  if (schedule == PipelineSchedule::gpipe) return microbatches;
+  if (schedule == PipelineSchedule::one_f_one_b) return std::min(stages - stage, microbatches);
+  const int total = microbatches * chunks;
+  if (microbatches == stages) return total;
+  return std::min((stages - stage - 1) * 2 + (chunks - 1) * stages + 1, total);
+}
+
 double ideal_bubble_fraction(int stages, int microbatches, int chunks) {
   return double(stages - 1) / (double(microbatches) * chunks);
 }

@@ -38,6 +38,9 @@ std::vector<PipelinePass> pipeline_passes(PipelineSchedule schedule, int stages,
 // Forward passes a stage has started and not yet finished the backward of, at most, over the
 // step: how many microbatches' activations it holds at once (per model chunk's worth of layers).
 int peak_passes_in_flight(const std::vector<PipelinePass>& passes);
+// The same in closed form, without listing the passes: M for GPipe; min(P-s, M) for 1F1B; the
+// warm-up plus one (at most M*V) for the interleaved schedule.
+int peak_passes_in_flight(PipelineSchedule schedule, int stages, int stage, int microbatches, int chunks);
 
 // The schedule's bubble as a fraction of the ideal step: (P-1)/(M*V) (Narayanan et al. Sec. 2.2).
 double ideal_bubble_fraction(int stages, int microbatches, int chunks);

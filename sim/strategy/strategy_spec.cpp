@@ -15,14 +15,25 @@ namespace {
 constexpr int kMaxGpusPerWorker = 4096;
 constexpr int kMaxMicrobatch = 1 << 20;
 
-const std::vector<std::string> kTensorPipelineKeys = {"tp", "pp", "zero", "mb", "schedule", "recompute", "sp", "order"};
+const std::vector<std::string> kTensorPipelineKeys = {"tp",        "pp", "zero",    "mb",
+                                                      "schedule",  "recompute", "sp", "overlap", "order"};
 
 const char* kGrammar =
     "dp, hybrid:M, or tp:T,pp:P[,zero:0-3][,mb:B][,schedule:1f1b|gpipe|interleaved:V]"
-    "[,recompute:auto|none|selective|full][,sp:on|off][,order:tp-pp-dp]";
+    "[,recompute:auto|none|selective|full][,sp:on|off][,overlap:all|none|tp+dp+p2p][,order:tp-pp-dp]";
 
 [[noreturn]] void reject(const std::string& text, const std::string& why) {
   throw RequestError("strategy", "'" + text + "': " + why + " (expected " + kGrammar + ")");
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> items;
+  for (size_t start = 0;;) {
+    const size_t at = text.find(separator, start);
+    items.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
+    if (at == std::string::npos) return items;
+    start = at + 1;
+  }
 }
 
 std::optional<int> parse_count(const std::string& digits, int min, int max) {
@@ -59,6 +70,18 @@ void set_recompute(TensorPipelineSpec& spec, const std::string& text, const std:
   reject(text, "recompute must be auto, none, selective or full, got '" + value + "'");
 }
 
+void set_overlap(TensorPipelineSpec& spec, const std::string& text, const std::string& value) {
+  if (value == "all") return void(spec.overlap = Overlap{});
+  spec.overlap = Overlap{false, false, false};
+  if (value == "none") return;
+  for (const std::string& part : split(value, '+')) {
+    bool& flag = part == "tp" ? spec.overlap.tensor : part == "dp" ? spec.overlap.data : spec.overlap.pipeline;
+    if ((part != "tp" && part != "dp" && part != "p2p") || flag)
+      reject(text, "overlap must be all, none, or some of tp, dp and p2p joined by '+', got '" + value + "'");
+    flag = true;
+  }
+}
+
 void set_order(TensorPipelineSpec& spec, const std::string& text, const std::string& value) {
   std::vector<std::string> parts;
   for (size_t start = 0;;) {
@@ -82,19 +105,10 @@ void set_option(TensorPipelineSpec& spec, const std::string& text, const std::st
   else if (key == "schedule") set_schedule(spec, text, value);
   else if (key == "recompute") set_recompute(spec, text, value);
   else if (key == "order") set_order(spec, text, value);
+  else if (key == "overlap") set_overlap(spec, text, value);
   else if (key == "sp") {
     if (value != "on" && value != "off") reject(text, "sp must be on or off, got '" + value + "'");
     spec.sequence_parallel = value == "on";
-  }
-}
-
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> items;
-  for (size_t start = 0;;) {
-    const size_t at = text.find(separator, start);
-    items.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
-    if (at == std::string::npos) return items;
-    start = at + 1;
   }
 }
 
@@ -136,6 +150,15 @@ const char* to_string(PipelineSchedule schedule) {
   return "?";
 }
 
+std::string to_string(const Overlap& overlap) {
+  if (overlap == Overlap{}) return "all";
+  std::string parts;
+  if (overlap.tensor) parts += "+tp";
+  if (overlap.data) parts += "+dp";
+  if (overlap.pipeline) parts += "+p2p";
+  return parts.empty() ? "none" : parts.substr(1);
+}
+
 const char* to_string(Recompute recompute) {
   switch (recompute) {
     case Recompute::automatic: return "auto";
@@ -163,6 +186,7 @@ std::string StrategySpec::name() const {
   if (s.schedule == PipelineSchedule::interleaved) name += ",schedule:interleaved:" + std::to_string(s.virtual_stages);
   if (s.recompute != Recompute::automatic) name += std::string(",recompute:") + to_string(s.recompute);
   if (s.sequence_parallel) name += ",sp:on";
+  if (s.overlap != Overlap{}) name += ",overlap:" + to_string(s.overlap);
   if (s.order != TensorPipelineSpec{}.order) name += ",order:" + s.order;
   return name;
 }

@@ -2,7 +2,7 @@
 //   dp         data parallelism: every GPU holds the whole model (hybrid:1)
 //   hybrid:M   workers of M GPUs of one node place the model's operator graph over their GPUs
 //              (DLPlacer-style), and data parallelism runs across workers
-//   tp:T,pp:P[,zero:S][,mb:B][,schedule:1f1b|gpipe|interleaved:V][,recompute:R][,sp:on][,order:O]
+//   tp:T,pp:P[,zero:S][,mb:B][,schedule:1f1b|gpipe|interleaved:V][,recompute:R][,sp:on][,overlap:X][,order:O]
 //              a transformer cut Megatron-style: tensor parallelism over T GPUs, a pipeline of
 //              P stages, data parallelism over the remaining gpus / (T*P) replicas, optionally
 //              with ZeRO stage S sharding (docs/parallelism.md). Either of tp and pp may be left
@@ -23,7 +23,24 @@ enum class PipelineSchedule { one_f_one_b, gpipe, interleaved };
 // automatic: the least recomputation whose activations fit in the GPU's memory.
 enum class Recompute { automatic, none, selective, full };
 
+// Which communication hides behind compute (docs/parallelism.md "Overlap"), written
+// overlap:all (the default: current Megatron-LM and NeMo recipes), overlap:none, or a '+' list:
+//   tp   the weight-gradient GEMMs run while the backward tensor-parallel collective does
+//        (Megatron-LM since 2022, Korthikanti et al.);
+//   dp   data-parallel buckets are reduced as soon as their gradients are done (PyTorch DDP);
+//        without it, after the stage's backward pass (Megatron-LM's local DDP);
+//   p2p  pipeline transfers run beside the compute; without it a stage waits for its own sends
+//        (Megatron-LM's synchronous p2p before 2023).
+// Narayanan et al.'s SC'21 runs are overlap:dp (PyTorch DDP, 1.7-18B) and overlap:none (39B-1T).
+struct Overlap {
+  bool tensor = true;
+  bool data = true;
+  bool pipeline = true;
+  auto operator<=>(const Overlap&) const = default;
+};
+
 const char* to_string(PipelineSchedule schedule);
+std::string to_string(const Overlap& overlap);  // "all", "none", "tp+dp"
 const char* to_string(Recompute recompute);
 
 struct TensorPipelineSpec {
@@ -35,6 +52,7 @@ struct TensorPipelineSpec {
   int virtual_stages = 1;  // model chunks per GPU (interleaved:V)
   Recompute recompute = Recompute::automatic;
   bool sequence_parallel = false;  // norms and dropouts split over the sequence (Korthikanti et al.)
+  Overlap overlap;
   // Which dimension varies fastest along the rank order, innermost first: "tp-pp-dp" puts a TP
   // group on consecutive GPUs (one NVLink domain), pipeline neighbours on neighbouring nodes,
   // and data-parallel replicas outermost.

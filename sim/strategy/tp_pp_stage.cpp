@@ -43,12 +43,14 @@ int StageBuilder::add(Task task, const std::vector<int>& deps) {
   return static_cast<int>(program_.tasks.size()) - 1;
 }
 
-int StageBuilder::compute(const std::string& name, double duration_s, const std::vector<int>& deps) {
+int StageBuilder::compute(const std::string& name, double duration_s, std::vector<int> deps) {
   Task task;
   task.kind = TaskKind::compute;
   task.name = name;
   task.stream = stream::kCompute;
   task.duration_s = duration_s;  // priced from the layer's kernels (transformer_layer_costs.h)
+  deps.push_back(blocking_send_);  // a synchronous transfer holds the stage's compute
+  blocking_send_ = -1;
   return add(std::move(task), deps);
 }
 
@@ -112,9 +114,11 @@ void StageBuilder::send(const PipelinePass& pass, int after) {
   const int to = pass.forward ? (stage_ + 1) % stages : (stage_ + stages - 1) % stages;
   const int communicator = pass.forward ? comm::forward_pair(stage_) : comm::backward_pair(stage_);
   const int root = stage_ < to ? 0 : 1;
-  collective((pass.forward ? "send.activation" : "send.gradient") + pass_tag(pass), CollectiveOp::broadcast,
-             communicator, pass.forward ? stream::kSendForward : stream::kSendBackward,
-             plan_.hidden_bytes / plan_.spec.tensor, {after}, root);
+  const int sent = collective((pass.forward ? "send.activation" : "send.gradient") + pass_tag(pass),
+                              CollectiveOp::broadcast, communicator,
+                              pass.forward ? stream::kSendForward : stream::kSendBackward,
+                              plan_.hidden_bytes / plan_.spec.tensor, {after}, root);
+  if (!plan_.spec.overlap.pipeline) blocking_send_ = sent;
 }
 
 // ZeRO-3: the layer's weights gathered from the data-parallel shards before it runs, at most
@@ -147,7 +151,9 @@ StageBuilder::BlockBackward StageBuilder::block_backward(const std::string& name
   const int input = tensor_gather(name + ".gather.input", after);
   const int dgrad = compute(name + ".backward.input", times.backward_input_s + extra_input_s, {gradient, weights});
   const int reduced = tensor_reduce(name + ".reduce.gradient", dgrad);
-  const int wgrad = compute(name + ".backward.weight", times.backward_weight_s, {dgrad, input});
+  // Without overlap the weight gradient waits for the collective (Megatron-LM before 2022).
+  const int waits_for = plan_.spec.overlap.tensor ? -1 : reduced;
+  const int wgrad = compute(name + ".backward.weight", times.backward_weight_s, {dgrad, input, waits_for});
   return {reduced, wgrad};
 }
 
@@ -168,6 +174,7 @@ int StageBuilder::layer_backward(int layer, const std::string& tag, int after) {
 // keep no gradient between microbatches: it is reduce-scattered at once.
 void StageBuilder::weights_done(GradientUnit& unit, int wgrad, const std::string& tag) {
   unit.ready = wgrad;
+  last_backward_compute_ = std::max(last_backward_compute_, wgrad);
   if (plan_.spec.zero_stage < 2 || plan_.replicas() == 1) return;
   per_microbatch_reductions_.push_back(collective("reduce.gradients." + unit.name + tag, CollectiveOp::reducescatter,
                                                   comm::kGradients, stream::kGradients, gradient_bytes(unit), {wgrad}));
@@ -253,9 +260,10 @@ void StageBuilder::synchronize_gradients() {
     for (const GradientUnit& unit : units) reduced.push_back(unit.ready);
     reduced.insert(reduced.end(), per_microbatch_reductions_.begin(), per_microbatch_reductions_.end());
   } else {
+    // Without dp overlap, once the stage's backward is over (Megatron's local DDP).
+    const int after = plan_.spec.overlap.data ? -1 : last_backward_compute_;
     reduced = in_buckets(units, plan_.spec.zero_stage == 0 ? CollectiveOp::allreduce : CollectiveOp::reducescatter,
-                         "reduce.gradients", stream::kGradients, comm::kGradients, gradient_bytes_per_weight_,
-                         -1);
+                         "reduce.gradients", stream::kGradients, comm::kGradients, gradient_bytes_per_weight_, after);
   }
   const int optimizer = compute("optimizer.step", optimizer_s_, reduced);
   // zero:1 and zero:2 update a shard, whose new weights every replica needs for the next step;

@@ -37,7 +37,7 @@ class StageBuilder {
 
  private:
   int add(Task task, const std::vector<int>& deps);
-  int compute(const std::string& name, double duration_s, const std::vector<int>& deps);
+  int compute(const std::string& name, double duration_s, std::vector<int> deps);
   int collective(const std::string& name, CollectiveOp op, int communicator, int stream, double bytes,
                  const std::vector<int>& deps, int root = 0);
   int tensor_collective(const std::string& name, CollectiveOp op, double bytes, int after);
@@ -77,6 +77,8 @@ class StageBuilder {
   std::vector<GradientUnit> layers_;  // by global layer index (only this stage's are used)
   GradientUnit embedding_, head_;
   std::vector<int> per_microbatch_reductions_;  // zero:2 and zero:3
+  int blocking_send_ = -1;          // without p2p overlap: a transfer the next compute waits for
+  int last_backward_compute_ = -1;  // without dp overlap: gradients are reduced after it
   // zero:3: for each layer pass that gathered its weights, in issue order, the task ending it.
   std::vector<int> gather_consumers_;
 };

@@ -47,8 +47,7 @@ double stage_activation_bytes(const MemoryQuestion& q, int stage) {
   const double value_bytes = bytes_per_activation_value(q.precision);
   const int chunks = chunks_of(spec);
   const double layers_per_chunk = double(m.layers) / (spec.pipeline * chunks);
-  const int in_flight =
-      peak_passes_in_flight(pipeline_passes(spec.schedule, spec.pipeline, stage, q.microbatches, chunks));
+  const int in_flight = peak_passes_in_flight(spec.schedule, spec.pipeline, stage, q.microbatches, chunks);
   double bytes = in_flight * layers_per_chunk * layer_activation_bytes(m, spec, value_bytes);
   if (spec.recompute == Recompute::full) {  // the layer being recomputed holds everything once
     TensorPipelineSpec whole = spec;

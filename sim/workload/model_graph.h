@@ -107,6 +107,10 @@ double gradient_bytes(const Operator& op, double batch);
 // (searched in $SCALECAST_WORKLOADS_DIR first when set, then workloads/ in the source tree).
 ModelGraph load_model_graph(const std::string& path_or_preset);
 
+// The same workload with another transformer configuration: its operators derived anew (a
+// validation case's model size on a preset's recipe). `model` must have a transformer section.
+ModelGraph with_transformer(ModelGraph model, const TransformerSpec& transformer);
+
 // Parses YAML text; `source` names it in error messages and is stored in ModelGraph::source.
 ModelGraph parse_model_graph_yaml(const std::string& yaml_text, const std::string& source);
 

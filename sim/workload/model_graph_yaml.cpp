@@ -367,6 +367,14 @@ ModelGraph parse_model_graph_yaml(const std::string& yaml_text, const std::strin
   }
 }
 
+ModelGraph with_transformer(ModelGraph model, const TransformerSpec& transformer) {
+  model.transformer = transformer;
+  model.operators = transformer_operators(transformer, bytes_per_activation_value(model.precision));
+  const YAML::Node none;
+  add_or_check_loss(model, Field(none, model.source, "transformer"));
+  return model;
+}
+
 std::vector<std::string> workload_presets() { return preset_names(PresetKind::workload, "cost-model"); }
 
 ModelGraph load_model_graph(const std::string& path_or_preset) {

@@ -35,7 +35,10 @@ po::options_description sweep_options() {
       ("trace", po::value<std::string>(), "trace file or directory (swept as DP)")
       ("stats-from", po::value<std::string>(), "with --trace: the workload whose batch, dataset and epochs(B) give time to train")
       ("gpus", po::value<std::string>()->required(), "GPU counts: 8,16,32 or 8-4096 (powers of two)")
-      ("strategies", po::value<std::string>()->default_value("dp"), "comma-separated: dp, hybrid:M")
+      ("strategies", po::value<std::string>()->default_value("dp"),
+       "comma-separated: dp, hybrid:M, tp:T,pp:P[,...] (';' between tp/pp strategies is clearer); or auto: "
+       "search the tp/pp layouts that fit at each GPU count and simulate the best estimates")
+      ("finalists", po::value<int>()->default_value(3), "with --strategies auto: layouts simulated per GPU count")
       ("jobs", po::value<int>()->default_value(cores), "points simulated at once (processes; default: cores)")
       ("json", po::bool_switch(), "print one JSON object");
   add_output_option(options, "folder for sweep.csv, sweep.json, time_to_train.svg, step_breakdown.svg", "out");
@@ -174,6 +177,17 @@ void print_rows(const std::vector<SweepRow>& rows, const SweepSummary& summary) 
   }
 }
 
+// --strategies auto: the best simulated layout at each scale and its time to train.
+void print_best_layouts(const std::vector<SweepRow>& rows, const SweepSummary& summary) {
+  std::printf("best layout per scale:\n");
+  for (const auto& b : summary.best)
+    for (const SweepRow& row : rows)
+      if (row.gpus == b.gpus && row.strategy == b.strategy)
+        std::printf("  %6d GPUs  %-40s step %.3f s, time to train %s%s\n", row.gpus, row.strategy.c_str(),
+                    row.step_time_s, format_duration(row.time_to_train_s).c_str(),
+                    b.tied_with.empty() ? "" : "  (ties within 1%)");
+}
+
 void print_summary(const SweepSummary& summary) {
   std::printf("best strategy per scale:");
   for (const auto& b : summary.best) {
@@ -213,7 +227,11 @@ int run_sweep(const std::vector<std::string>& args) {
   if (values.count("stats-from") && !values.count("trace"))
     throw InputError("command line", "--stats-from", "only applies to --trace (a workload has its own statistics)");
   const std::vector<int> gpu_counts = gpu_counts_option(values);
-  const std::vector<StrategySpec> strategies = parse_strategy_list(values["strategies"].as<std::string>());
+  const bool search = values["strategies"].as<std::string>() == "auto";
+  std::vector<StrategySpec> strategies;
+  if (!search) strategies = parse_strategy_list(values["strategies"].as<std::string>());
+  const int finalists = values["finalists"].as<int>();
+  if (finalists < 1) throw InputError("command line", "--finalists", "must be at least 1");
   const int jobs = values["jobs"].as<int>();
   if (jobs < 1) throw InputError("command line", "--jobs", "must be at least 1");
   const std::optional<std::filesystem::path> out_folder = out_folder_option(values);
@@ -234,7 +252,12 @@ int run_sweep(const std::vector<std::string>& args) {
   mpi_broadcast_from_root(world, placements);
   adopt_placements(scenario, strategies, nlohmann::json::parse(placements));
 
-  const std::vector<SweepPoint> points = sweep_points(strategies, gpu_counts, progress);
+  AutoSweep found;
+  if (search) {
+    found = auto_sweep_points(scenario, gpu_counts, finalists, hybrid_options(values), progress);
+    strategies = found.strategies;
+  }
+  const std::vector<SweepPoint> points = search ? found.points : sweep_points(strategies, gpu_counts, progress);
   const std::vector<std::string> gathered = mpi_gather_to_root(world, run_points(scenario, points, world, jobs).dump());
   if (world.rank != 0) return 0;
 
@@ -242,6 +265,7 @@ int run_sweep(const std::vector<std::string>& args) {
   const SweepSummary summary = summarize_sweep(rows);
   print_warnings(rows);
   nlohmann::ordered_json out = sweep_json(scenario, rows, summary);
+  if (search) out["search"] = found.search;
   out["jobs"] = jobs;
   out["mpi_ranks"] = static_cast<int>(gathered.size());
   out["sweep_wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -258,7 +282,10 @@ int run_sweep(const std::vector<std::string>& args) {
   }
   std::printf("%s\n", title.c_str());
   print_rows(rows, summary);
-  print_summary(summary);
+  if (search)
+    print_best_layouts(rows, summary);
+  else
+    print_summary(summary);
   if (scenario.scaling) std::printf("%s", scaling_text(*scenario.scaling).c_str());
   std::printf("swept %zu points in %.1f s wall (%d jobs%s)\n", rows.size(), out["sweep_wall_s"].get<double>(), jobs,
               gathered.size() > 1 ? (", " + std::to_string(gathered.size()) + " MPI ranks").c_str() : "");
