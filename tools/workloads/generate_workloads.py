@@ -398,7 +398,7 @@ TRANSFORMERS = {
         "description": "Llama 2 70B (Touvron et al. 2023): 80 layers, d_model 8192, 64 query and 8 key/value heads "
                        "(GQA), SwiGLU MLP of 28672, RMSNorm, rotary positions, 4096-token context, 32000-token "
                        "vocabulary, untied output head; mixed precision",
-        "precision": "fp16", "global_batch": 1024,
+        "precision": "bf16", "global_batch": 1024,
         "dataset": "Llama 2 pretraining mix, 2.0 T tokens in 4096-token sequences", "tokens": 2.0e12,
         "target": "the 2.0 T-token budget Llama 2 70B was trained for",
         "efficiency_source": "one pass over the 2.0 T-token budget at 4 M tokens (1024 x 4096) per step (Touvron "
