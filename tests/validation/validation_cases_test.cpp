@@ -11,6 +11,13 @@ namespace {
 
 std::vector<ValidationCase> all_cases() { return load_validation_cases(); }
 
+}  // namespace
+
+// GoogleTest prints a parameter in the test list; a case's name says which it is.
+void PrintTo(const ValidationCase& c, std::ostream* os) { *os << c.name; }
+
+namespace {
+
 class FidelityTable : public ::testing::TestWithParam<ValidationCase> {};
 
 TEST_P(FidelityTable, PredictionWithinTolerance) {
