@@ -72,7 +72,7 @@ for block in "${blocks[@]}"; do
     main)
       { echo '```'; echo '$ ./tools/run-main.sh   # its summary, at the end'; JOBS=2 ./tools/run-main.sh 2>/dev/null | sed -n '/^Seed study summary/,$p'; echo '```'; stamp; } >"$out"
       replace_block main "$out" ;;
-    run) rerun_examples ;;
+    run) mkdir -p out/readme; rerun_examples ;;
     *) echo "update-readme: unknown block '$block' (validate, bench, main, run)" >&2; exit 2 ;;
   esac
   echo "update-readme: regenerated '$block'" >&2

@@ -61,7 +61,7 @@ void print_tensor_pipeline(const nlohmann::ordered_json& out) {
   const auto& b = out["breakdown"];
   const auto& m = out["memory_per_gpu"];
   const auto& t = out["throughput"];
-  std::printf("  layout               tp %d x pp %d x dp %d, zero %d, %d microbatches of %d, %s%s, %s recomputation%s\n",
+  std::printf("  layout               tp %d x pp %d x dp %d, zero %d, %d microbatches of %d, %s%s, recompute %s%s\n",
               l["tp"].get<int>(), l["pp"].get<int>(), l["dp"].get<int>(), l["zero"].get<int>(),
               l["microbatches"].get<int>(), l["microbatch"].get<int>(), l["schedule"].get<std::string>().c_str(),
               l["virtual_stages"].get<int>() > 1 ? (":" + std::to_string(l["virtual_stages"].get<int>())).c_str() : "",
