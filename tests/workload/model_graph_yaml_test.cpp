@@ -7,6 +7,7 @@
 
 #include "sim/core/input_error.h"
 #include "sim/workload/model_graph.h"
+#include "tests/support/yaml_edits.h"
 
 namespace scalecast {
 namespace {
@@ -30,20 +31,10 @@ ModelGraph parse(const std::string& text) { return parse_model_graph_yaml(text, 
 
 // Parses `text` expecting an InputError; returns it for the caller to check source and field.
 InputError parse_error(const std::string& text) {
-  try {
-    parse(text);
-  } catch (const InputError& error) {
-    return error;
-  }
-  ADD_FAILURE() << "no InputError for:\n" << text;
-  return InputError("", "", "");
+  return testing::input_error_of([](const std::string& t) { parse(t); }, text);
 }
 
-std::string replace(std::string text, const std::string& from, const std::string& to) {
-  const size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return at == std::string::npos ? text : text.replace(at, from.size(), to);
-}
+using testing::replace;
 
 TEST(ModelGraphYaml, ReadsFieldsAndOrdersOperatorsTopologically) {
   const ModelGraph model = parse(kHeader + kOperators);

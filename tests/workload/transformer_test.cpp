@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sim/core/input_error.h"
+#include "tests/support/yaml_edits.h"
 
 namespace scalecast {
 namespace {
@@ -94,20 +95,10 @@ transformer: {layers: 2, hidden: 256, heads: 4, sequence: 128, vocabulary: 1000}
 )";
 
 InputError parse_error(const std::string& text) {
-  try {
-    parse_model_graph_yaml(text, "workloads/x.yaml");
-  } catch (const InputError& error) {
-    return error;
-  }
-  ADD_FAILURE() << "no InputError for:\n" << text;
-  return InputError("", "", "");
+  return testing::input_error_of([](const std::string& t) { parse_model_graph_yaml(t, "workloads/x.yaml"); }, text);
 }
 
-std::string replace(std::string text, const std::string& from, const std::string& to) {
-  const size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return at == std::string::npos ? text : text.replace(at, from.size(), to);
-}
+using testing::replace;
 
 TEST(Transformer, WorkloadFileDerivesOperatorsAndKeepsTheSpec) {
   const ModelGraph model = parse_model_graph_yaml(kTransformerWorkload, "workloads/x.yaml");
