@@ -253,39 +253,39 @@ void ClusterTopology::build_network(sg::NetZone* root) {
   }
   const int leaves = (static_cast<int>(ports.size()) + down_ports - 1) / down_ports;
 
+  // One star zone holds every network endpoint. A zone per leaf switch would be the literal
+  // picture, but SimGrid 3.32 looks every new host's name up in every zone (a 131,072-GPU
+  // cluster has 6,554 leaves: hours of name look-ups), so each GPU gets two endpoints here
+  // instead: one whose route ends at its NIC (for peers under the same leaf switch, where
+  // traffic turns around) and one that also climbs its leaf's uplink (for the others).
+  // Above the leaves the fabric is non-blocking, so its levels add hops, not bottlenecks: a
+  // leaf's uplink stands for its path to the top, with the latency of every level it crosses.
   auto* network = sg::create_star_zone("network");
   network->set_parent(root);
-  // Above the leaves the fabric is non-blocking, so its levels add hops, not bottlenecks: a leaf's
-  // uplink stands for its path to the top, with the latency of every level it crosses. (Nesting
-  // star zones three deep would be the literal picture, but SimGrid 3.32 resolves a route from a
-  // host to a gateway two zones up through the wrong zone's table.)
   LinkSpec to_the_top = net.link;
   to_the_top.latency_s *= std::max(1, network_plan_.levels - 1);
+  std::vector<sg::SplitDuplexLink*> uplinks;
+  if (leaves > 1)
+    for (int leaf = 0; leaf < leaves; ++leaf)
+      uplinks.push_back(make_link(network, "leaf" + std::to_string(leaf) + ".up", to_the_top, network_plan_.up_ports));
+  leaf_hosts_.assign(gpus_, nullptr);
   network_hosts_.assign(gpus_, nullptr);
-  for (int leaf = 0; leaf < leaves; ++leaf) {
-    sg::NetZone* zone = leaves == 1 ? network : sg::create_star_zone("leaf" + std::to_string(leaf));
-    if (zone != network) {
-      zone->set_parent(network);
-      auto* gateway = zone->create_router("leaf" + std::to_string(leaf) + ".switch");
-      auto* uplink = make_link(network, "leaf" + std::to_string(leaf) + ".up", to_the_top, network_plan_.up_ports);
-      network->add_route(zone->get_netpoint(), nullptr, gateway, nullptr, {{uplink, Direction::UP}}, true);
-    }
-    const size_t first = static_cast<size_t>(leaf) * down_ports;
-    for (size_t p = first; p < std::min(ports.size(), first + down_ports); ++p) add_nic_hosts(zone, ports[p].first, ports[p].second);
-    if (zone != network) zone->seal();
+  leaf_of_rank_.assign(gpus_, 0);
+  for (size_t p = 0; p < ports.size(); ++p) {
+    const int leaf = static_cast<int>(p / down_ports);
+    add_nic_hosts(network, ports[p].first, ports[p].second, leaf, leaves > 1 ? uplinks[leaf] : nullptr);
   }
   network->seal();
 }
 
-// The network endpoints of the GPUs behind NIC k of a node, in a leaf switch's zone.
-void ClusterTopology::add_nic_hosts(sg::NetZone* zone, int node, int k) {
+// The network endpoints of the GPUs behind NIC k of a node, under leaf switch `leaf`.
+void ClusterTopology::add_nic_hosts(sg::NetZone* zone, int node, int k, int leaf, sg::SplitDuplexLink* uplink) {
   const NodeSpec& node_spec = spec_.node;
   const NodeLinks& links = *node_links_[node];
   for (int g : node_spec.nics[k].gpus) {
     if (g >= gpus_per_node_) continue;
     int rank = node * gpus_per_node_ + g;
-    auto* host = zone->create_host(node_name(node) + ".g" + std::to_string(g) + ".net", 1e9);
-    network_hosts_[rank] = host;
+    leaf_of_rank_[rank] = leaf;
     // GPUDirect path: GPU -> (PCIe switch of the NIC) -> NIC -> leaf switch.
     std::vector<sg::LinkInRoute> up;
     if (node_spec.pcie && !links.pcie_gpu.empty()) {
@@ -298,16 +298,25 @@ void ClusterTopology::add_nic_hosts(sg::NetZone* zone, int node, int k) {
       }
     }
     up.emplace_back(links.nic[k], Direction::UP);
-    zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, up, true);
+    const std::string name = node_name(node) + ".g" + std::to_string(g);
+    auto* local = zone->create_host(name + ".leaf", 1e9);
+    zone->add_route(local->get_netpoint(), nullptr, nullptr, nullptr, up, true);
+    leaf_hosts_[rank] = network_hosts_[rank] = local;
+    if (!uplink) continue;
+    up.emplace_back(uplink, Direction::UP);
+    auto* global = zone->create_host(name + ".net", 1e9);
+    zone->add_route(global->get_netpoint(), nullptr, nullptr, nullptr, up, true);
+    network_hosts_[rank] = global;
   }
 }
 
-sg::Host* ClusterTopology::source_host(int from, int to) const {
-  return node_of(from) == node_of(to) ? intra_hosts_[from] : network_hosts_[from];
+sg::Host* ClusterTopology::endpoint(int rank, int peer) const {
+  if (node_of(rank) == node_of(peer)) return intra_hosts_[rank];
+  return leaf_of_rank_[rank] == leaf_of_rank_[peer] ? leaf_hosts_[rank] : network_hosts_[rank];
 }
 
-sg::Host* ClusterTopology::destination_host(int from, int to) const {
-  return node_of(from) == node_of(to) ? intra_hosts_[to] : network_hosts_[to];
-}
+sg::Host* ClusterTopology::source_host(int from, int to) const { return endpoint(from, to); }
+
+sg::Host* ClusterTopology::destination_host(int from, int to) const { return endpoint(to, from); }
 
 }  // namespace scalecast

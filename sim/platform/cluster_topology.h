@@ -2,18 +2,18 @@
 // API, and answers which GPU is which host.
 //
 // Layout (chosen for 16,384 GPUs; see SIMGRID-NOTES.md on zone and route costs):
-//  - every GPU has two SimGrid hosts: one inside its node's Full zone, reached over the
-//    intra-node fabric (NVSwitch, NVLink, PCIe), and one network endpoint in the switch
-//    hierarchy. Flows between GPUs of one node use the first, flows between nodes the second.
+//  - every GPU has a SimGrid host inside its node's zone, reached over the intra-node fabric
+//    (NVSwitch, NVLink, PCIe), and network endpoints (below). Flows between GPUs of one node
+//    use the first, flows between nodes the others.
 //    Both endpoints' routes refer to the same Link objects where they really share hardware
 //    (the PCIe path from a GPU to its NIC, a NIC shared by several GPUs).
-//  - the network is a hierarchy of star zones: a leaf star zone per leaf switch whose routes
-//    are each GPU's path to its NIC; its gateway goes up through the switch's aggregated
-//    uplink (capacity = up ports x link rate, so oversubscription is d/u) into a non-blocking
-//    top; further levels add their hops' latency to the uplink. Same-leaf traffic turns
-//    around at the leaf, as in a fat tree. As many levels as the NICs need (network_plan.h):
-//    more than the platform asks for when its levels cannot hold them, and network_plan()
-//    says what was built.
+//  - the network is one star zone: each GPU has two endpoints in it, one whose route is the
+//    GPU's path to its NIC (for peers under the same leaf switch: traffic turns around at the
+//    leaf, as in a fat tree) and one that goes on through its leaf switch's aggregated uplink
+//    (capacity = up ports x link rate, so oversubscription is d/u) into a non-blocking top;
+//    further levels add their hops' latency to the uplink. As many levels as the NICs need
+//    (network_plan.h): more than the platform asks for when its levels cannot hold them, and
+//    network_plan() says what was built.
 //  - rail_optimized puts NIC k of every node under rail k's leaf switches; fat_tree puts
 //    whole nodes under a leaf switch.
 //  - SimGrid's links carry bandwidth only; their latency is 0 there and kept here
@@ -79,7 +79,8 @@ class ClusterTopology {
   void create_node_links(simgrid::s4u::NetZone* root);
   void add_node_hosts();
   void build_network(simgrid::s4u::NetZone* root);
-  void add_nic_hosts(simgrid::s4u::NetZone* zone, int node, int nic);
+  void add_nic_hosts(simgrid::s4u::NetZone* zone, int node, int nic, int leaf, simgrid::s4u::SplitDuplexLink* uplink);
+  simgrid::s4u::Host* endpoint(int rank, int peer) const;  // rank's end of a flow with peer
   simgrid::s4u::SplitDuplexLink* make_link(simgrid::s4u::NetZone* zone, const std::string& name, const LinkSpec& spec,
                                            double multiplicity = 1);
 
@@ -90,7 +91,9 @@ class ClusterTopology {
   int gpus_per_node_ = 0;
   std::vector<simgrid::s4u::NetZone*> node_zones_;  // per node (NVSwitch nodes share one)
   std::vector<simgrid::s4u::Host*> intra_hosts_;
-  std::vector<simgrid::s4u::Host*> network_hosts_;
+  std::vector<simgrid::s4u::Host*> leaf_hosts_;     // per rank: route up to its NIC
+  std::vector<simgrid::s4u::Host*> network_hosts_;  // per rank: and on through its leaf's uplink
+  std::vector<int> leaf_of_rank_;
   std::vector<std::shared_ptr<NodeLinks>> node_links_;
   std::unordered_map<const simgrid::s4u::Link*, double> link_latency_s_;  // both directions of each link
 };
