@@ -24,6 +24,7 @@
 #include "sim/engine/flow_ports.h"
 #include "sim/engine/rank_classes.h"
 #include "sim/engine/simgrid_setup.h"
+#include "sim/engine/solver_stack.h"
 #include "sim/platform/cluster_topology.h"
 
 namespace scalecast {
@@ -358,6 +359,7 @@ std::vector<int> Replay::node_programs() const {
 // simulated (alone on the network; which nodes run alike).
 void Replay::set_up() {
   topology_ = ClusterTopology::build(spec_, graph_.world_size());
+  reserve_solver_stack(topology_->link_directions());
   layout_ = ClusterLayout{&spec_, topology_->gpus_per_node()};
   if (topology_->nodes() > 1) result_.network = topology_->network_plan().summary(spec_.network.topology);
   classes_ = build_rank_classes(graph_, options_.per_rank);

@@ -65,6 +65,8 @@ class ClusterTopology {
   // The links a flow from `from` to `to` crosses, and the sum of their latencies.
   std::vector<simgrid::s4u::Link*> route(int from, int to) const;
   double route_latency_s(int from, int to) const;
+  // SimGrid links built, each direction counted (each is one constraint of the sharing system).
+  std::size_t link_directions() const { return link_latency_s_.size(); }
 
   // Beyond this a simulation takes hours on one machine (README, Benchmarks).
   static constexpr int kMaxGpus = 131072;
