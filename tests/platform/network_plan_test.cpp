@@ -45,5 +45,29 @@ TEST(NetworkPlan, KeepsTheAskedLevelsWhenTheyHoldThePorts) {
   EXPECT_EQ(plan_network(fat_tree(1, 64), 65).levels, 2);
 }
 
+// The DGX SuperPOD reference architecture's compute fabric (platforms/SCHEMA.md): rail-aligned
+// SUs of 32 DGX nodes, 8 leaf switches each; leaf, spine and core switches by SU count.
+TEST(NetworkPlan, SuperPodPresetHasTheReferenceArchitecturesSwitches) {
+  const NetworkSpec network = load_platform("dgx-h100-superpod").network;
+  EXPECT_EQ(network.topology, NetworkSpec::Topology::rail_optimized);
+  EXPECT_EQ(plan_network(network, 16 * 256).switches_per_level, (std::vector<long long>{128, 128, 64}));
+  EXPECT_EQ(plan_network(network, 32 * 256).switches_per_level, (std::vector<long long>{256, 256, 128}));
+  const NetworkPlan full = plan_network(network, 64 * 256);  // 16,384 GPUs, one NIC each
+  EXPECT_EQ(full.levels, 3);
+  EXPECT_EQ(full.switches_per_level, (std::vector<long long>{512, 512, 256}));
+  EXPECT_EQ(full.summary(network.topology),
+            "3-level rail-optimised fat tree, 32 down / 32 up per leaf: 512 leaf, 512 aggregation, 256 core switches");
+}
+
+// Al-Fares et al.'s k-ary fat tree, k = 64: k^3/4 hosts; k^2/2 edge, k^2/2 aggregation and
+// k^2/4 core switches.
+TEST(NetworkPlan, ThreeLevelFatTreePresetIsTheKAryFatTree) {
+  const NetworkSpec network = load_platform("dgx-h100-fat-tree-k64").network;
+  const NetworkPlan plan = plan_network(network, 65536);
+  EXPECT_EQ(plan.levels, 3);
+  EXPECT_EQ(plan.switches_per_level, (std::vector<long long>{2048, 2048, 1024}));
+  EXPECT_EQ(plan_network(network, 65537).levels, 4);
+}
+
 }  // namespace
 }  // namespace scalecast

@@ -129,8 +129,9 @@ int links_between(const NvlinkFabric& fabric, int a, int b) {
 
 TEST(PlatformPresets, AllAreListed) {
   EXPECT_EQ(platform_presets(),
-            (std::vector<std::string>{"dgx-a100", "dgx-a100-80gb", "dgx-a100-oversubscribed", "dgx-h100", "dgx1-v100",
-                                      "hgx-b200", "hgx-h200", "l40s-pcie", "pcie-8gpu", "rtx4090-pcie"}));
+            (std::vector<std::string>{"dgx-a100", "dgx-a100-80gb", "dgx-a100-oversubscribed", "dgx-h100",
+                                      "dgx-h100-fat-tree-k64", "dgx-h100-superpod", "dgx1-v100", "hgx-b200", "hgx-h200",
+                                      "l40s-pcie", "pcie-8gpu", "rtx4090-pcie"}));
 }
 
 // Cluster presets scale to any node count; the RTX 4090 workstation is one box of four GPUs.
@@ -151,7 +152,8 @@ TEST(PlatformPresets, EveryPresetLoadsAndScalesToAnyNodeCount) {
     }
     EXPECT_EQ(spec.nodes, 0);
     EXPECT_EQ(spec.node.gpus, 8);
-    EXPECT_EQ(spec.network.topology, NetworkSpec::Topology::fat_tree);
+    EXPECT_EQ(spec.network.topology,
+              name == "dgx-h100-superpod" ? NetworkSpec::Topology::rail_optimized : NetworkSpec::Topology::fat_tree);
     EXPECT_FALSE(spec.node.nics.empty());
   }
 }
