@@ -17,6 +17,15 @@ nlohmann::ordered_json algorithm_counts(const ReplayResult& result) {
   return out;
 }
 
+std::string folding_summary(const ReplayResult& result, int gpus) {
+  int collectives = 0;
+  for (const auto& c : result.collectives) collectives += c.point_to_point ? 0 : 1;
+  return std::to_string(result.rank_classes) + " rank class" + (result.rank_classes == 1 ? "" : "es") + " for " +
+         std::to_string(gpus) + " GPUs; " + std::to_string(result.collectives_reused) + " of " +
+         std::to_string(collectives) + " collectives timed alone in closed form, " +
+         std::to_string(result.collectives_folded) + " run on one node for all";
+}
+
 nlohmann::ordered_json point_json(const Scenario& scenario, const PointResult& point) {
   const StepReport& step = point.step;
   nlohmann::ordered_json out;
@@ -37,6 +46,8 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const PointResult& p
   out["algorithms"] = algorithm_counts(point.replay);
   out["flows"] = point.replay.flows;
   out["rank_classes"] = point.replay.rank_classes;
+  out["collectives_closed_form"] = point.replay.collectives_reused;
+  out["collectives_node_folded"] = point.replay.collectives_folded;
   if (!point.replay.network.empty()) out["network"] = point.replay.network;
   if (point.training) {
     out["global_batch"] = point.training->global_batch;

@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
+
 #include "sim/report/scenario.h"
 #include "sim/report/sweep_summary.h"
 
@@ -10,6 +12,10 @@ namespace scalecast {
 
 // {"ring": 3, "tree": 7}: the algorithms the point's collectives ran (send/recv left out).
 nlohmann::ordered_json algorithm_counts(const ReplayResult& result);
+
+// How the engine's symmetry folds shortened the run, in words: "1 rank class for 131,072 GPUs;
+// 9 of 9 collectives timed alone in closed form; 0 run on one node for all" (replay_engine.h).
+std::string folding_summary(const ReplayResult& result, int gpus);
 
 // simulate's JSON object (DESIGN.md "Command-line contract"), without the wall time.
 nlohmann::ordered_json point_json(const Scenario& scenario, const PointResult& point);

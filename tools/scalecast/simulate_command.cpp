@@ -102,6 +102,7 @@ void print_point(const Scenario& scenario, const PointResult& point, const nlohm
                 step.warm_up_steps, step.warm_up_steps == 1 ? "" : "s");
   std::printf("  collectives          %zu (%s), %ld flows, %d rank classes\n", point.replay.collectives.size(),
               out["algorithms"].dump().c_str(), point.replay.flows, point.replay.rank_classes);
+  std::printf("  folding              %s\n", folding_summary(point.replay, point.gpus).c_str());
   if (!point.replay.network.empty()) std::printf("  network              %s\n", point.replay.network.c_str());
   if (point.tensor_pipeline)
     print_tensor_pipeline(out);
