@@ -284,7 +284,7 @@ TEST_F(PlatformFiles, UnknownPresetListsTheAvailableOnes) {
   } catch (const InputError& error) {
     const std::string message = error.what();
     EXPECT_TRUE(contains(message, "dgx-z900")) << message;
-    EXPECT_TRUE(contains(message, "dgx-a100, dgx-a100-80gb, dgx-a100-oversubscribed, dgx-h100, dgx1-v100, hgx-b200")) << message;
+    EXPECT_TRUE(contains(message, "dgx-a100, dgx-a100-80gb, dgx-a100-oversubscribed, dgx-h100, dgx-h100-fat-tree-k64, dgx-h100-superpod, dgx1-v100, hgx-b200")) << message;
   }
 }
 
