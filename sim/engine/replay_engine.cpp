@@ -359,7 +359,7 @@ std::vector<int> Replay::node_programs() const {
 // simulated (alone on the network; which nodes run alike).
 void Replay::set_up() {
   topology_ = ClusterTopology::build(spec_, graph_.world_size());
-  reserve_solver_stack(topology_->link_directions());
+  check_solver_stack(topology_->link_directions());
   layout_ = ClusterLayout{&spec_, topology_->gpus_per_node()};
   if (topology_->nodes() > 1) result_.network = topology_->network_plan().summary(spec_.network.topology);
   classes_ = build_rank_classes(graph_, options_.per_rank);
@@ -503,9 +503,14 @@ ReplayResult Replay::run() {
 
 }  // namespace
 
+// On a thread whose stack holds SimGrid's solver at any size (solver_stack.h).
 ReplayResult replay(const ExecutionGraph& graph, const PlatformSpec& platform, const ReplayOptions& options) {
-  Replay replay(graph, platform, options);
-  return replay.run();
+  ReplayResult result;
+  run_with_solver_stack([&] {
+    Replay replay(graph, platform, options);
+    result = replay.run();
+  });
+  return result;
 }
 
 }  // namespace scalecast

@@ -135,11 +135,12 @@ std::unique_ptr<ClusterTopology> ClusterTopology::build(const PlatformSpec& spec
   auto* root = sg::create_star_zone("cluster");
   topology->intra_hosts_.resize(gpus);
   topology->node_links_.resize(topology->nodes_);
-  // Links first, then the network's hosts, then the nodes' hosts: SimGrid 3.32 scans every host
-  // created so far each time a zone is sealed, and the network has many zones to seal.
+  // Links first, then the network (one zone), then the nodes' zones and hosts: SimGrid 3.32
+  // looks each new host's name up in every zone that exists, and scans every host each time
+  // a zone is sealed, so the zones come last and are few (node_zone_groups).
   topology->create_node_links(root);
   if (topology->nodes_ > 1) topology->build_network(root);
-  topology->add_node_hosts();
+  topology->add_node_hosts(root);
   root->seal();
   return topology;
 }
@@ -149,11 +150,6 @@ std::unique_ptr<ClusterTopology> ClusterTopology::build(const PlatformSpec& spec
 // created while the node zones pile up cost O(nodes) each (0.8 s of a 4,096-GPU DGX-1 build).
 // Routes may use links of any zone.
 //
-// NVSwitch nodes need no zone of their own: a route between two GPUs of a node is the first
-// one's switch link up and the second one's down, which is what a star zone computes. One star
-// zone for all of them keeps the zone count independent of the node count. Flows never join
-// GPUs of different nodes through it. Other fabrics get a Full zone per node with explicit
-// routes.
 void ClusterTopology::create_node_links(sg::NetZone* root) {
   const NodeSpec& spec = spec_.node;
   const int gpus = gpus_per_node_;
@@ -185,55 +181,77 @@ void ClusterTopology::create_node_links(sg::NetZone* root) {
       for (size_t i = 0; i < spec.nics.size(); ++i)
         links->nic.push_back(make_link(zone, prefix + ".nic" + std::to_string(i), spec.nics[i].link));
   }
-  if (spec.nvswitch) {
+}
+
+// The zones that hold the nodes' GPUs, and the GPUs' intra-node routes. Flows never join GPUs
+// of different nodes through them (those take the network endpoints).
+//
+// NVSwitch nodes need no zone of their own: a route between two GPUs of a node is the first
+// one's switch link up and the second one's down, which is what a star zone computes, so one
+// star zone holds them all. Other fabrics need explicit routes per GPU pair: a Full zone, whose
+// table is (GPUs in the zone)^2 pointers. A zone per node made the build quadratic in the node
+// count (SimGrid 3.32 searches every zone for each new host's name and scans every host at each
+// zone's seal: 7.8 s of CPU at 16,384 DGX-1 GPUs, hours at 131,072); a zone per
+// kNodesPerFullZone nodes divides that by as much, for a table of 2 MiB per zone of 8-GPU nodes
+// (256 MiB at 131,072 GPUs; 16 nodes a zone took 35 s of CPU there, 32 took 18 s, 64 take 12 s).
+void ClusterTopology::add_node_hosts(sg::NetZone* root) {
+  if (spec_.node.nvswitch) {
     auto* shared = sg::create_star_zone("nvswitch-nodes");
     shared->set_parent(root);
-    node_zones_.assign(nodes_, shared);
+    for (int node = 0; node < nodes_; ++node) {
+      const NodeLinks& links = *node_links_[node];
+      for (int g = 0; g < gpus_per_node_; ++g) {
+        sg::Host* host = create_intra_host(shared, node, g);
+        shared->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {{links.nvswitch[g], Direction::UP}}, true);
+      }
+    }
+    shared->seal();
     return;
   }
-  for (int node = 0; node < nodes_; ++node) {
-    node_zones_.push_back(sg::create_full_zone(node_name(node)));
-    node_zones_.back()->set_parent(root);
+  for (int first = 0; first < nodes_; first += kNodesPerFullZone) {
+    const int last = std::min(nodes_, first + kNodesPerFullZone);
+    sg::NetZone* zone = sg::create_full_zone("nodes" + std::to_string(first) + "-" + std::to_string(last - 1));
+    zone->set_parent(root);
+    // Every host before the first route: a Full zone sizes its table on its first route.
+    for (int node = first; node < last; ++node) {
+      for (int g = 0; g < gpus_per_node_; ++g) create_intra_host(zone, node, g);
+    }
+    for (int node = first; node < last; ++node) add_full_zone_routes(zone, node);
+    zone->seal();
   }
 }
 
-void ClusterTopology::add_node_hosts() {
+sg::Host* ClusterTopology::create_intra_host(sg::NetZone* zone, int node, int gpu) {
+  sg::Host* host = zone->create_host(node_name(node) + ".g" + std::to_string(gpu), 1e9);
+  intra_hosts_[node * gpus_per_node_ + gpu] = host;
+  return host;
+}
+
+// Routes between every two GPUs of a node without NVSwitch: NVLink where a pair has it, else
+// the PCIe tree, else relayed over NVLink through peers.
+void ClusterTopology::add_full_zone_routes(sg::NetZone* zone, int node) {
   const NodeSpec& spec = spec_.node;
   const int gpus = gpus_per_node_;
-  for (int node = 0; node < nodes_; ++node) {
-    sg::NetZone* zone = node_zones_[node];
-    const NodeLinks& links = *node_links_[node];
-    std::vector<sg::Host*> hosts;
-    for (int g = 0; g < gpus; ++g) {
-      hosts.push_back(zone->create_host(node_name(node) + ".g" + std::to_string(g), 1e9));
-      intra_hosts_[node * gpus_per_node_ + g] = hosts.back();
-    }
-    if (spec.nvswitch) {  // star zone: each GPU's way to the switch
-      for (int g = 0; g < gpus; ++g)
-        zone->add_route(hosts[g]->get_netpoint(), nullptr, nullptr, nullptr, {{links.nvswitch[g], Direction::UP}}, true);
-      continue;
-    }
-    for (int a = 0; a < gpus; ++a)
-      for (int b = 0; b < gpus; ++b) {
-        if (a == b) continue;
-        std::vector<sg::LinkInRoute> route;
-        auto pair = links.nvlink.find({std::min(a, b), std::max(a, b)});
-        if (pair != links.nvlink.end()) {
-          route = {{pair->second, a < b ? Direction::UP : Direction::DOWN}};
-        } else if (spec.pcie && switch_of_gpu(*spec.pcie, a) >= 0 && switch_of_gpu(*spec.pcie, b) >= 0) {
-          append_pcie_path(*spec.pcie, links, a, b, route);
-        } else if (append_nvlink_relay_path(links, gpus, a, b, route)) {
-          // no direct link and no PCIe tree: relayed through peers over NVLink
-        } else {
-          throw InputError(spec_.source, "node",
-                           "GPUs " + std::to_string(a) + " and " + std::to_string(b) +
-                               " have no path: no NVSwitch, no NVLink between them and no PCIe tree holding both");
-        }
-        zone->add_route(hosts[a]->get_netpoint(), hosts[b]->get_netpoint(), nullptr, nullptr, route, false);
+  const NodeLinks& links = *node_links_[node];
+  const sg::Host* const* hosts = &intra_hosts_[node * gpus_per_node_];
+  for (int a = 0; a < gpus; ++a)
+    for (int b = 0; b < gpus; ++b) {
+      if (a == b) continue;
+      std::vector<sg::LinkInRoute> route;
+      auto pair = links.nvlink.find({std::min(a, b), std::max(a, b)});
+      if (pair != links.nvlink.end()) {
+        route = {{pair->second, a < b ? Direction::UP : Direction::DOWN}};
+      } else if (spec.pcie && switch_of_gpu(*spec.pcie, a) >= 0 && switch_of_gpu(*spec.pcie, b) >= 0) {
+        append_pcie_path(*spec.pcie, links, a, b, route);
+      } else if (append_nvlink_relay_path(links, gpus, a, b, route)) {
+        // no direct link and no PCIe tree: relayed through peers over NVLink
+      } else {
+        throw InputError(spec_.source, "node",
+                         "GPUs " + std::to_string(a) + " and " + std::to_string(b) +
+                             " have no path: no NVSwitch, no NVLink between them and no PCIe tree holding both");
       }
-    zone->seal();
-  }
-  if (spec.nvswitch && !node_zones_.empty()) node_zones_.front()->seal();
+      zone->add_route(hosts[a]->get_netpoint(), hosts[b]->get_netpoint(), nullptr, nullptr, route, false);
+    }
 }
 
 void ClusterTopology::build_network(sg::NetZone* root) {

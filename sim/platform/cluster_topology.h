@@ -2,7 +2,7 @@
 // API, and answers which GPU is which host.
 //
 // Layout (chosen for 16,384 GPUs; see SIMGRID-NOTES.md on zone and route costs):
-//  - every GPU has a SimGrid host inside its node's zone, reached over the intra-node fabric
+//  - every GPU has a SimGrid host inside its nodes' zone, reached over the intra-node fabric
 //    (NVSwitch, NVLink, PCIe), and network endpoints (below). Flows between GPUs of one node
 //    use the first, flows between nodes the others.
 //    Both endpoints' routes refer to the same Link objects where they really share hardware
@@ -70,6 +70,8 @@ class ClusterTopology {
 
   // Beyond this a simulation takes hours on one machine (README, Benchmarks).
   static constexpr int kMaxGpus = 131072;
+  // Nodes without NVSwitch whose GPUs share one SimGrid Full zone (add_node_hosts).
+  static constexpr int kNodesPerFullZone = 64;
 
   // Checks the number of GPUs against the platform; throws InputError naming "--gpus".
   static void check_gpu_count(const PlatformSpec& spec, int gpus);
@@ -79,7 +81,9 @@ class ClusterTopology {
  private:
   ClusterTopology(PlatformSpec spec, int gpus);
   void create_node_links(simgrid::s4u::NetZone* root);
-  void add_node_hosts();
+  void add_node_hosts(simgrid::s4u::NetZone* root);
+  simgrid::s4u::Host* create_intra_host(simgrid::s4u::NetZone* zone, int node, int gpu);
+  void add_full_zone_routes(simgrid::s4u::NetZone* zone, int node);
   void build_network(simgrid::s4u::NetZone* root);
   void add_nic_hosts(simgrid::s4u::NetZone* zone, int node, int nic, int leaf, simgrid::s4u::SplitDuplexLink* uplink);
   simgrid::s4u::Host* endpoint(int rank, int peer) const;  // rank's end of a flow with peer
@@ -91,7 +95,6 @@ class ClusterTopology {
   int gpus_ = 0;
   int nodes_ = 0;
   int gpus_per_node_ = 0;
-  std::vector<simgrid::s4u::NetZone*> node_zones_;  // per node (NVSwitch nodes share one)
   std::vector<simgrid::s4u::Host*> intra_hosts_;
   std::vector<simgrid::s4u::Host*> leaf_hosts_;     // per rank: route up to its NIC
   std::vector<simgrid::s4u::Host*> network_hosts_;  // per rank: and on through its leaf's uplink

@@ -1,61 +1,34 @@
-// SimGrid's solver recurses once per link along a connected component of the sharing system, on
-// the main thread's stack (solver_stack.h). A ring of flows through 128 DGX-A100 nodes chains
-// about 4,000 link directions: 400 KiB of recursion. Under a 256 KiB stack limit that ran off
-// the stack (SIGSEGV, as 131,072 GPUs did under the default 8 MiB) until the engine raised the
-// limit; the test lowers the limit, then runs that ring.
+// The simulation thread's stack (solver_stack.h): its size against the platforms' link counts,
+// and the work it runs. solver_stack_cli_test.cpp shows the crash it prevents.
 #include <gtest/gtest.h>
-#include <sys/resource.h>
 
 #include "sim/core/input_error.h"
-#include "sim/engine/replay_engine.h"
 #include "sim/engine/solver_stack.h"
-#include "sim/platform/platform_yaml.h"
-#include "sim/workload/collective_workload.h"
 
 namespace scalecast {
 namespace {
 
-void set_soft_stack_limit(rlim_t bytes) {
-  rlimit limit{};
-  ASSERT_EQ(getrlimit(RLIMIT_STACK, &limit), 0);
-  limit.rlim_cur = bytes;
-  ASSERT_EQ(setrlimit(RLIMIT_STACK, &limit), 0);
+TEST(SolverStack, TheThreadHoldsTheLargestPresetPlatforms) {
+  // dgx1-v100 at 131,072 GPUs: 1,088,626 link directions (the largest of the presets).
+  EXPECT_NO_THROW(check_solver_stack(1088626));
+  EXPECT_GE(kSolverThreadStackBytes, solver_stack_bytes(1088626));
 }
 
-TEST(SolverStack, LongRingOfFlowsRunsUnderASmallStackLimit) {
-  set_soft_stack_limit(256 * 1024);
-  ReplayOptions options;
-  options.algorithm = CollectiveAlgorithm::ring;
-  options.reuse_isolated_collectives = false;  // the flows go through SimGrid's solver
-  const ReplayResult result =
-      replay(collective_sweep_graph(CollectiveOp::allreduce, 1024, {64e6}), load_platform("dgx-a100"), options);
-  ASSERT_EQ(result.collectives.size(), 1u);
-  EXPECT_GT(result.collectives.front().end_s, 0);
-  rlimit limit{};
-  ASSERT_EQ(getrlimit(RLIMIT_STACK, &limit), 0);
-  EXPECT_GE(limit.rlim_cur, solver_stack_bytes(4000));
-}
-
-TEST(SolverStack, RaisesTheSoftLimitToWhatTheLinksNeed) {
-  set_soft_stack_limit(1024 * 1024);
-  reserve_solver_stack(100000);
-  rlimit limit{};
-  ASSERT_EQ(getrlimit(RLIMIT_STACK, &limit), 0);
-  EXPECT_EQ(limit.rlim_cur, solver_stack_bytes(100000));
-}
-
-TEST(SolverStack, RefusesClearlyWhenTheHardLimitForbidsIt) {
-  rlimit limit{};
-  ASSERT_EQ(getrlimit(RLIMIT_STACK, &limit), 0);
-  limit.rlim_cur = limit.rlim_max = 4 * 1024 * 1024;  // a process may lower its hard limit
-  ASSERT_EQ(setrlimit(RLIMIT_STACK, &limit), 0);
+TEST(SolverStack, RefusesClearlyBeyondTheThreadsStack) {
   try {
-    reserve_solver_stack(500000);
+    check_solver_stack(kSolverThreadStackBytes / 64);
     FAIL() << "expected a RequestError";
   } catch (const RequestError& e) {
     EXPECT_EQ(e.parameter(), "gpus");
-    EXPECT_NE(std::string(e.what()).find("ulimit -s"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("MiB of stack"), std::string::npos) << e.what();
   }
+}
+
+TEST(SolverStack, WorkRunsOnTheThreadAndItsErrorsComeBack) {
+  int ran = 0;
+  run_with_solver_stack([&] { ++ran; });
+  EXPECT_EQ(ran, 1);
+  EXPECT_THROW(run_with_solver_stack([] { throw RequestError("gpus", "too many"); }), RequestError);
 }
 
 }  // namespace
