@@ -15,30 +15,9 @@
 namespace scalecast {
 namespace {
 
-Operator op(const std::string& name, double flops, double activation_bytes, double parameter_bytes, std::vector<int> inputs) {
-  return testing::operator_of(name, "conv", flops, activation_bytes, parameter_bytes, std::move(inputs));
-}
-
 // stem -> 8 heavy branches with weights -> join: placed over up to 8 GPUs, it copies the
 // stem's output to every branch's GPU, over NVLink or, between DGX-1 GPUs without one, PCIe.
-ModelGraph fan_out() {
-  ModelGraph model;
-  model.name = "fan-out";
-  model.source = "node_folding_test";
-  model.batch_per_gpu = 32;
-  model.dataset_samples = 1e6;
-  model.precision = "fp16";
-  model.statistical_efficiency.min_epochs = 10;
-  model.statistical_efficiency.critical_batch = 1024;
-  model.operators.push_back(op("stem", 2e9, 2e6, 4e6, {}));
-  std::vector<int> branches;
-  for (int b = 0; b < 8; ++b) {
-    model.operators.push_back(op("branch" + std::to_string(b), 40e9, 2e6, 60e6, {0}));
-    branches.push_back(b + 1);
-  }
-  model.operators.push_back(op("join", 1e9, 1e6, 8e6, branches));
-  return model;
-}
+ModelGraph fan_out() { return testing::fan_out_model(8); }
 
 struct Folded {
   double step_s = 0;

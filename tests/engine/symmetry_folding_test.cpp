@@ -17,29 +17,9 @@
 namespace scalecast {
 namespace {
 
-// stem -> 4 weighted branches -> join: a hybrid worker splits the branches over its GPUs and
-// copies the stem's output to them (node-local broadcasts); DP allreduces the gradients.
-ModelGraph branchy_model() {
-  ModelGraph model;
-  model.name = "branchy";
-  model.source = "symmetry_folding_test";
-  model.batch_per_gpu = 16;
-  model.dataset_samples = 1e6;
-  model.precision = "fp16";
-  model.statistical_efficiency.min_epochs = 10;
-  model.statistical_efficiency.critical_batch = 1024;
-  model.operators.push_back(testing::operator_of("stem", "conv", 2e9, 4e6, 8e6, {}));
-  std::vector<int> branches;
-  for (int b = 0; b < 4; ++b) {
-    model.operators.push_back(testing::operator_of("branch" + std::to_string(b), "conv", 30e9, 2e6, 40e6, {0}));
-    branches.push_back(b + 1);
-  }
-  model.operators.push_back(testing::operator_of("join", "conv", 1e9, 1e6, 16e6, branches));
-  return model;
-}
-
 ExecutionGraph step_graph(const PlatformSpec& platform, int gpus_per_worker, int gpus) {
-  const ModelGraph model = branchy_model();
+  // Branches over the worker's GPUs: node-local activation copies; gradients all-reduced.
+  const ModelGraph model = testing::fan_out_model(4);
   HybridOptions options;
   options.gpus_per_worker = gpus_per_worker;
   options.placement.max_solver_tasks = 0;  // list scheduling only: fast and deterministic
@@ -70,7 +50,7 @@ int nodes_over_two_leaves(const PlatformSpec& platform) {
   return nodes;
 }
 
-// DP and a 2-GPU hybrid worker, on enough nodes to fill two leaf switches.
+// DP and a 2-GPU hybrid worker of a fan-out model, on enough nodes to fill two leaf switches.
 TEST_P(SymmetryFolding, FoldedStepIsTheFullSimulationsStep) {
   const PlatformSpec platform = load_platform(GetParam());
   const int gpus = nodes_over_two_leaves(platform) * platform.node.gpus;

@@ -32,18 +32,7 @@ Operator op(const std::string& name, double gflops, double activation_mb, double
   return testing::operator_of(name, "matmul", gflops * 1e9, activation_mb * 1e6, parameter_mb * 1e6, std::move(inputs));
 }
 
-ModelGraph model_of(std::vector<Operator> operators) {
-  ModelGraph model;
-  model.name = "test";
-  model.source = "test.yaml";
-  model.batch_per_gpu = 8;
-  model.dataset_samples = 1e6;
-  model.precision = "fp16";
-  model.operators = std::move(operators);
-  model.statistical_efficiency.min_epochs = 10;
-  model.statistical_efficiency.critical_batch = 1024;
-  return model;
-}
+ModelGraph model_of(std::vector<Operator> operators) { return testing::model_of(std::move(operators)); }
 
 // stem -> {a, b} -> join: two equal, heavy, independent branches.
 ModelGraph two_branches() {
