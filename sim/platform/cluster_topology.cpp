@@ -137,7 +137,7 @@ std::unique_ptr<ClusterTopology> ClusterTopology::build(const PlatformSpec& spec
   topology->node_links_.resize(topology->nodes_);
   // Links first, then the network (one zone), then the nodes' zones and hosts: SimGrid 3.32
   // looks each new host's name up in every zone that exists, and scans every host each time
-  // a zone is sealed, so the zones come last and are few (node_zone_groups).
+  // a zone is sealed, so the nodes' zones come last and are few (add_node_hosts).
   topology->create_node_links(root);
   if (topology->nodes_ > 1) topology->build_network(root);
   topology->add_node_hosts(root);
@@ -149,7 +149,6 @@ std::unique_ptr<ClusterTopology> ClusterTopology::build(const PlatformSpec& spec
 // exists: SimGrid 3.32 checks a new link's name against every zone below the root, so links
 // created while the node zones pile up cost O(nodes) each (0.8 s of a 4,096-GPU DGX-1 build).
 // Routes may use links of any zone.
-//
 void ClusterTopology::create_node_links(sg::NetZone* root) {
   const NodeSpec& spec = spec_.node;
   const int gpus = gpus_per_node_;
@@ -213,9 +212,8 @@ void ClusterTopology::add_node_hosts(sg::NetZone* root) {
     sg::NetZone* zone = sg::create_full_zone("nodes" + std::to_string(first) + "-" + std::to_string(last - 1));
     zone->set_parent(root);
     // Every host before the first route: a Full zone sizes its table on its first route.
-    for (int node = first; node < last; ++node) {
+    for (int node = first; node < last; ++node)
       for (int g = 0; g < gpus_per_node_; ++g) create_intra_host(zone, node, g);
-    }
     for (int node = first; node < last; ++node) add_full_zone_routes(zone, node);
     zone->seal();
   }
