@@ -147,22 +147,24 @@ TransformerSpec compute_bound_gpt() {
   return t;
 }
 
-// Replayed: step, compute, TP communication, PP bubble and sends, DP communication.
+// Replayed: step, compute, TP communication, PP bubble and sends, DP communication, and the
+// exposed TP and DP communication.
 std::vector<double> simulated_breakdown(const std::string& strategy, int gpus, int global_batch) {
   return testing::in_child_process_values([&] {
     Scenario scenario = transformer_scenario(global_batch, compute_bound_gpt());
     const StrategySpec spec = parse_strategy_spec(strategy);
     add_strategy(scenario, spec, {});
     const TensorPipelineBreakdown b = tensor_pipeline_breakdown(simulate_point(scenario, spec, gpus));
-    return std::vector<double>{b.step_s, b.compute_s, b.tp_comm_s, b.pp_bubble_s, b.pp_send_s, b.dp_comm_s};
+    return std::vector<double>{b.step_s,    b.compute_s, b.tp_comm_s,   b.pp_bubble_s,
+                               b.pp_send_s, b.dp_comm_s, b.tp_exposed_s, b.dp_exposed_s};
   });
 }
 
 TEST(TensorPipelineLowering, MoreMicrobatchesShrinkTheBubbleShare) {
   const auto few = simulated_breakdown("tp:2,pp:4", 8, 4);
   const auto many = simulated_breakdown("tp:2,pp:4", 8, 32);
-  ASSERT_EQ(few.size(), 6u);
-  ASSERT_EQ(many.size(), 6u);
+  ASSERT_EQ(few.size(), 8u);
+  ASSERT_EQ(many.size(), 8u);
   const double few_share = few[3] / few[0], many_share = many[3] / many[0];
   EXPECT_GT(few_share, 2 * many_share) << few_share << " vs " << many_share;
   // 1F1B's idle share is (P-1)/(M+P-1) of an ideal pipeline; transfers and unequal ends add some.
@@ -182,6 +184,17 @@ TEST(TensorPipelineLowering, SimulatedBreakdownShowsEachDimensionOnlyWhenUsed) {
   EXPECT_GT(no_tp[5], 0);   // data-parallel gradients
   const auto zero3 = simulated_breakdown("tp:1,pp:2,zero:3,recompute:none", 4, 8);
   EXPECT_GT(zero3[5], no_tp[5]);  // the weight gathers come on top of the gradients' exchange
+}
+
+TEST(TensorPipelineLowering, WithoutOverlapCommunicationIsExposed) {
+  // tp: the weight gradients no longer hide the backward all-reduce; dp: the buckets wait for
+  // the backward pass to end.
+  const auto all = simulated_breakdown("tp:2,pp:2", 8, 16);
+  const auto none = simulated_breakdown("tp:2,pp:2,overlap:none", 8, 16);
+  EXPECT_GT(none[0], all[0]);  // step
+  EXPECT_GT(none[6], all[6]);  // exposed TP communication
+  EXPECT_GT(none[7], all[7]);  // exposed DP communication
+  EXPECT_NEAR(none[1], all[1], 1e-9 * all[1]);  // the same compute
 }
 
 }  // namespace

@@ -12,21 +12,13 @@
 #include <gtest/gtest.h>
 
 #include "sim/workload/transformer.h"
+#include "tests/support/test_transformers.h"
 
 namespace scalecast {
 namespace {
 
 // A small GPT of Narayanan/Korthikanti's family: MLP of 4h, no GQA, tied embeddings.
-TransformerSpec small_gpt() {
-  TransformerSpec t;
-  t.layers = 8;
-  t.hidden = 1024;
-  t.heads = t.kv_heads = 16;
-  t.ffn_hidden = 4 * t.hidden;
-  t.sequence = 512;
-  t.vocabulary = 32000;
-  return t;
-}
+using testing::small_gpt_spec;
 
 TensorPipelineSpec spec_of(int tensor, int pipeline, int zero, Recompute recompute, bool sp = false, int microbatch = 2) {
   TensorPipelineSpec spec;
@@ -57,7 +49,7 @@ double first_stage_activations(const TransformerSpec& m, const TensorPipelineSpe
 }
 
 TEST(TrainingMemory, ModelStatesAreSixteenBytesPerWeightShardedByZeroStage) {
-  const TransformerSpec m = small_gpt();
+  const TransformerSpec m = small_gpt_spec();
   const int d = 8;
   for (int zero = 0; zero <= 3; ++zero) {
     const MemoryQuestion q{&m, spec_of(2, 2, zero, Recompute::full), d, 4, "fp16"};
@@ -77,7 +69,7 @@ TEST(TrainingMemory, ModelStatesAreSixteenBytesPerWeightShardedByZeroStage) {
 }
 
 TEST(TrainingMemory, Fp32TrainingKeepsFourFourEightBytesPerWeight) {
-  const TransformerSpec m = small_gpt();
+  const TransformerSpec m = small_gpt_spec();
   const MemoryQuestion q{&m, spec_of(1, 1, 0, Recompute::full), 1, 1, "fp32"};
   const MemoryPerGpu memory = stage_memory(q, 0);
   const double psi = stage_parameters(m, 1, 1, 0);
@@ -87,7 +79,7 @@ TEST(TrainingMemory, Fp32TrainingKeepsFourFourEightBytesPerWeight) {
 }
 
 TEST(TrainingMemory, StagesHoldTheWholeModelOnceAcrossTensorAndPipelineShards) {
-  const TransformerSpec m = small_gpt();
+  const TransformerSpec m = small_gpt_spec();
   for (const auto& [t, p] : {std::pair{1, 1}, {2, 4}, {4, 8}}) {
     double sum = 0;
     for (int stage = 0; stage < p; ++stage) sum += stage_parameters(m, t, p, stage) * t;
@@ -98,7 +90,7 @@ TEST(TrainingMemory, StagesHoldTheWholeModelOnceAcrossTensorAndPipelineShards) {
 }
 
 TEST(TrainingMemory, ActivationsFollowKorthikantiTable2) {
-  const TransformerSpec m = small_gpt();
+  const TransformerSpec m = small_gpt_spec();
   const int b = 2;
   struct Row {
     int t;
@@ -115,7 +107,7 @@ TEST(TrainingMemory, ActivationsFollowKorthikantiTable2) {
 }
 
 TEST(TrainingMemory, FullRecomputationKeepsEachLayersInputAndOneLayersWorkingSet) {
-  const TransformerSpec m = small_gpt();
+  const TransformerSpec m = small_gpt_spec();
   const int b = 2, t = 4;
   const double expected = m.layers * korthikanti_layer_bytes(m, b, t, false, Recompute::full) +
                           korthikanti_layer_bytes(m, b, t, false, Recompute::none);
@@ -123,7 +115,7 @@ TEST(TrainingMemory, FullRecomputationKeepsEachLayersInputAndOneLayersWorkingSet
 }
 
 TEST(TrainingMemory, RecomputationOrdersTheActivationsAndZeroShrinksTheStates) {
-  const TransformerSpec m = small_gpt();
+  const TransformerSpec m = small_gpt_spec();
   const auto total = [&](int zero, Recompute recompute) {
     return peak_memory({&m, spec_of(2, 2, zero, recompute), 4, 8, "fp16"});
   };
@@ -134,7 +126,7 @@ TEST(TrainingMemory, RecomputationOrdersTheActivationsAndZeroShrinksTheStates) {
 }
 
 TEST(TrainingMemory, LastStageAddsOneMicrobatchsLogitsAndGpipeHoldsEveryMicrobatch) {
-  const TransformerSpec m = small_gpt();
+  const TransformerSpec m = small_gpt_spec();
   TensorPipelineSpec spec = spec_of(2, 2, 0, Recompute::selective);
   const MemoryQuestion q{&m, spec, 1, 8, "fp16"};
   const double per_layer = korthikanti_layer_bytes(m, spec.microbatch, 2, false, Recompute::selective);
@@ -147,7 +139,7 @@ TEST(TrainingMemory, LastStageAddsOneMicrobatchsLogitsAndGpipeHoldsEveryMicrobat
 }
 
 TEST(TrainingMemory, PeakIsTheStageNeedingMost) {
-  const TransformerSpec m = small_gpt();
+  const TransformerSpec m = small_gpt_spec();
   const MemoryQuestion q{&m, spec_of(1, 4, 0, Recompute::none), 1, 8, "fp16"};
   const MemoryPerGpu peak = peak_memory(q);
   for (int stage = 0; stage < 4; ++stage) EXPECT_GE(peak.total_bytes(), stage_memory(q, stage).total_bytes());
