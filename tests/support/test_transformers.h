@@ -12,7 +12,7 @@
 
 namespace scalecast::testing {
 
-// 8 layers of width 1024, 16 heads, 512-token sequences, a 32,000-token vocabulary: 0.12 B weights.
+// 8 layers of width 1024, 16 heads, 512-token sequences, a 32,000-token vocabulary: 0.13 B weights.
 inline TransformerSpec small_gpt_spec() {
   TransformerSpec t;
   t.layers = 8;
