@@ -155,6 +155,17 @@ int main(int argc, char** argv) {
                          false,
                          {},
                          true});
+  // Issue 16's targets: one 3D-parallel step of GPT-3 175B on 1,024 GPUs under 30 s, and the
+  // strategy search over 1,024-16,384 GPUs (every feasible tp/pp layout ranked, the three best
+  // estimates simulated per scale) under 5 min with --jobs 2 (--full: it takes minutes).
+  scenarios.push_back({"3D step gpt3-175b tp:8,pp:16, dgx-a100, 1024 GPUs",
+                       {"simulate", "--platform", "dgx-a100", "--workload", "gpt3-175b", "--strategy", "tp:8,pp:16",
+                        "--gpus", "1024"},
+                       false, {}, false, {30, 0}});
+  scenarios.push_back({"strategy search gpt3-175b, dgx-a100, 1024-16384, --jobs 2",
+                       {"sweep", "--platform", "dgx-a100", "--workload", "gpt3-175b", "--gpus", "1024-16384",
+                        "--strategies", "auto", "--jobs", "2", "--out", sweep_out + "/auto"},
+                       true, {}, false, {300, 0}});
   // Kineto import: target under 3 s and a peak RSS below the trace's uncompressed size (53 MB
   // for the V100 trace). `import --help` is the process's own footprint before any work.
   const std::string kineto = std::string(SCALECAST_SHARED_DATA) + "/kineto/";

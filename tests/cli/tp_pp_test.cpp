@@ -1,0 +1,130 @@
+// tp/pp strategies as users run them (issue 16): GPT-3 175B cut tp:8 x pp:16 reports its step,
+// breakdown and memory per GPU; a layout that cannot hold the model exits 2 with what it would
+// need; `sweep --strategies auto` returns the best feasible layout per scale.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/cli_runner.h"
+
+namespace scalecast {
+namespace {
+
+using testing::run_scalecast;
+
+const std::string kSmallGpt = std::string(SCALECAST_TEST_DATA) + "/workloads/small-gpt.yaml";
+
+// GPT-3 175B, tp:8 x pp:16 on 128 GPUs (one replica; the 1,024-GPU run of the issue takes about
+// 30 s and is scalecast-bench's scenario), 32 samples per step to keep the test short.
+nlohmann::json gpt3_tp8_pp16() {
+  const auto result = run_scalecast(
+      "simulate --json --platform dgx-a100 --workload gpt3-175b --strategy tp:8,pp:16 --gpus 128 --global-batch 32");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  return nlohmann::json::parse(result.out);
+}
+
+TEST(TensorPipelineCli, SimulateReportsStepBreakdownAndMemoryPerGpu) {
+  const nlohmann::json out = gpt3_tp8_pp16();
+  EXPECT_EQ(out["strategy"], "tp:8,pp:16");
+  const auto& layout = out["layout"];
+  EXPECT_EQ(layout["tp"], 8);
+  EXPECT_EQ(layout["pp"], 16);
+  EXPECT_EQ(layout["dp"], 1);
+  EXPECT_EQ(layout["microbatches"], 32);
+  EXPECT_EQ(layout["schedule"], "1f1b");
+  EXPECT_NE(layout["recompute"], "auto");  // resolved to what fits
+
+  // The breakdown divides the step: compute, then what of TP and DP communication no compute
+  // hides, and the pipeline's bubble as the rest.
+  const auto& b = out["breakdown"];
+  const double step_s = out["step_time_s"];
+  for (const char* part : {"compute_s", "tp_comm_s", "tp_exposed_s", "pp_bubble_s", "pp_send_s", "dp_comm_s", "dp_exposed_s"})
+    EXPECT_GE(b[part].get<double>(), 0) << part;
+  EXPECT_NEAR(b["compute_s"].get<double>() + b["tp_exposed_s"].get<double>() + b["dp_exposed_s"].get<double>() +
+                  b["pp_bubble_s"].get<double>(),
+              step_s, 1e-9 * step_s);
+  EXPECT_GT(b["tp_comm_s"].get<double>(), 0);
+  EXPECT_GT(b["pp_send_s"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(b["ideal_bubble_fraction"].get<double>(), 15.0 / 32);
+  // 1F1B leaves the stage idle about (P-1)/(M+P-1) of the step: 15/47.
+  EXPECT_NEAR(b["pp_bubble_s"].get<double>() / step_s, 15.0 / 47, 0.1);
+
+  // Memory: ZeRO-0 mixed precision keeps 2 + 2 + 12 bytes per weight; 174.6 B weights over
+  // 128 GPUs is 1.36 B each, the first stage holding the embedding on top.
+  const auto& m = out["memory_per_gpu"];
+  const double weights = m["parameters_bytes"].get<double>() / 2;
+  EXPECT_DOUBLE_EQ(m["gradients_bytes"].get<double>(), m["parameters_bytes"].get<double>());
+  EXPECT_DOUBLE_EQ(m["optimizer_bytes"].get<double>(), 6 * m["parameters_bytes"].get<double>());
+  EXPECT_GT(weights, 174.6e9 / 128);
+  EXPECT_LT(weights, 174.6e9 / 128 * 1.1);
+  EXPECT_LE(m["total_bytes"].get<double>(), m["capacity_bytes"].get<double>());
+  EXPECT_DOUBLE_EQ(m["capacity_bytes"].get<double>(), 40.0 * (1 << 30));
+
+  const auto& t = out["throughput"];
+  EXPECT_NEAR(t["samples_per_s"].get<double>(), 32 / step_s, 1e-9 * 32 / step_s);
+  EXPECT_GT(t["mfu"].get<double>(), 0.05);
+  EXPECT_LT(t["mfu"].get<double>(), 1);
+}
+
+TEST(TensorPipelineCli, LayoutThatDoesNotFitExitsTwoNamingTheMemoryItNeeds) {
+  const auto result = run_scalecast("simulate --platform dgx-a100 --workload gpt3-175b --strategy tp:1,pp:1 --gpus 8");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_TRUE(result.out.empty()) << result.out;
+  for (const char* says : {"--strategy", "tp:1,pp:1 does not fit", "needs 2609.6 GiB per GPU", "40.0 GiB of an A100",
+                           "optimizer states 1951.4 GiB"})
+    EXPECT_NE(result.err.find(says), std::string::npos) << says << " missing from: " << result.err;
+}
+
+TEST(TensorPipelineCli, BadShapesExitTwoNamingTheFlag) {
+  const auto heads = run_scalecast("simulate --platform dgx-a100 --workload gpt3-175b --strategy tp:5,pp:16 --gpus 80");
+  EXPECT_EQ(heads.exit_code, 2);
+  EXPECT_NE(heads.err.find("--strategy"), std::string::npos) << heads.err;
+  EXPECT_NE(heads.err.find("attention heads (96) is not a multiple of 5"), std::string::npos) << heads.err;
+  const auto gpus = run_scalecast("simulate --platform dgx-a100 --workload gpt3-175b --strategy tp:8,pp:16 --gpus 1000");
+  EXPECT_EQ(gpus.exit_code, 2);
+  EXPECT_NE(gpus.err.find("--gpus"), std::string::npos) << gpus.err;
+  const auto operators = run_scalecast("simulate --platform dgx-a100 --workload resnet50 --strategy tp:2,pp:2 --gpus 8");
+  EXPECT_EQ(operators.exit_code, 2);
+  EXPECT_NE(operators.err.find("transformer"), std::string::npos) << operators.err;
+}
+
+TEST(TensorPipelineCli, SweepAutoReturnsTheBestFeasibleLayoutPerScale) {
+  const auto result = run_scalecast("sweep --json --platform dgx-a100 --workload " + kSmallGpt +
+                                    " --gpus 8,16 --strategies auto --finalists 2 --jobs 2");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto out = nlohmann::json::parse(result.out);
+  ASSERT_EQ(out["search"].size(), 2u);
+  ASSERT_EQ(out["best"].size(), 2u);
+  for (size_t k = 0; k < 2; ++k) {
+    const auto& search = out["search"][k];
+    const int gpus = search["gpus"];
+    EXPECT_EQ(gpus, k == 0 ? 8 : 16);
+    EXPECT_GT(search["candidates"].get<int>(), 2);
+    EXPECT_EQ(search["finalists"].size(), 2u);
+    // The best is the fastest simulated finalist at its scale (ties within the 1% resolution).
+    std::map<std::string, double> step_s;
+    for (const auto& row : out["rows"]) {
+      if (row["gpus"] != gpus) continue;
+      EXPECT_EQ(row["strategy"].get<std::string>().rfind("tp:", 0), 0u) << row["strategy"];
+      step_s[row["strategy"]] = row["step_time_s"];
+    }
+    const auto& best = out["best"][k];
+    EXPECT_EQ(best["gpus"], gpus);
+    ASSERT_EQ(step_s.count(best["strategy"]), 1u) << best["strategy"] << " was not simulated";
+    for (const auto& [strategy, s] : step_s) EXPECT_LE(step_s[best["strategy"]], s * 1.01) << strategy;
+  }
+  EXPECT_EQ(out["rows"].size(), 4u);  // 2 finalists x 2 scales
+}
+
+TEST(TensorPipelineCli, SweepAutoSaysWhenNoLayoutFits) {
+  const auto result = run_scalecast("sweep --json --platform dgx-a100 --workload gpt3-175b --gpus 8 --strategies auto");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto out = nlohmann::json::parse(result.out);
+  EXPECT_TRUE(out["rows"].empty());
+  EXPECT_EQ(out["search"][0]["candidates"], 0);
+  EXPECT_NE(result.err.find("no tp/pp layout of gpt3-175b fits 8 GPUs"), std::string::npos) << result.err;
+}
+
+}  // namespace
+}  // namespace scalecast

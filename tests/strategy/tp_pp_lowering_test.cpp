@@ -1,0 +1,201 @@
+// A tp/pp plan lowered to the execution graph (tp_pp_lowering.h, tp_pp_stage.h): the
+// collectives Megatron-LM and ZeRO issue, counted per layer and microbatch, on the streams the
+// report reads; and, replayed, a pipeline whose bubble shrinks with more microbatches.
+#include "sim/strategy/tp_pp_lowering.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "sim/report/tp_pp_report.h"
+#include "sim/strategy/tp_pp_stage.h"
+#include "tests/support/child_process.h"
+#include "tests/support/test_transformers.h"
+
+namespace scalecast {
+namespace {
+
+using testing::plan_of;
+using testing::transformer_scenario;
+namespace stream = tp_pp_stream;
+
+// The stage's collectives matching `keep`.
+int count(const RankProgram& program, const std::function<bool(const Task&)>& keep) {
+  int n = 0;
+  for (const Task& task : program.tasks)
+    if (task.kind == TaskKind::collective && keep(task)) ++n;
+  return n;
+}
+
+int on_stream(const RankProgram& program, int stream_id, CollectiveOp op) {
+  return count(program, [&](const Task& t) { return t.stream == stream_id && t.op == op; });
+}
+
+bool has_prefix(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
+
+ExecutionGraph lowered(const std::string& strategy, int gpus, int global_batch = 16) {
+  Scenario scenario = transformer_scenario(global_batch);
+  const ExecutionGraph graph = lower_tensor_pipeline(plan_of(scenario, strategy, gpus), "small-gpt");
+  validate(graph, strategy);  // internally consistent: collectives match between ranks, no cycle
+  return graph;
+}
+
+TEST(TensorPipelineLowering, OneProgramPerStageAndRanksByLayout) {
+  const ExecutionGraph graph = lowered("tp:2,pp:4", 16);
+  EXPECT_EQ(graph.world_size(), 16);
+  ASSERT_EQ(graph.programs.size(), 4u);
+  for (int rank = 0; rank < 16; ++rank) EXPECT_EQ(graph.program_of_rank[rank], (rank / 2) % 4) << rank;
+  EXPECT_EQ(graph.metadata.at("microbatches"), "8");  // 16 samples over 2 replicas
+}
+
+TEST(TensorPipelineLowering, TensorParallelismAllReducesTwiceForwardAndTwiceBackwardPerLayer) {
+  // Shoeybi et al. Fig. 4: g after each block forward, f after each block's input gradient.
+  const ExecutionGraph graph = lowered("tp:2,pp:2,recompute:none", 4);
+  const int layers = 4, microbatches = 16;
+  for (const RankProgram& stage : graph.programs) {
+    const int in_layers = count(stage, [](const Task& t) {
+      return t.stream == stream::kTensor && t.op == CollectiveOp::allreduce && has_prefix(t.name, "layer");
+    });
+    EXPECT_EQ(in_layers, 4 * layers * microbatches);
+  }
+  // Full recomputation reruns each layer's forward, its two all-reduces included.
+  const ExecutionGraph full = lowered("tp:2,pp:2,recompute:full", 4);
+  EXPECT_EQ(count(full.programs[0], [](const Task& t) { return t.op == CollectiveOp::allreduce && has_prefix(t.name, "layer"); }),
+            6 * layers * microbatches);
+}
+
+TEST(TensorPipelineLowering, SequenceParallelismTradesAllReducesForGathersAndScatters) {
+  const ExecutionGraph graph = lowered("tp:2,pp:2,sp:on,recompute:none", 4);
+  const RankProgram& stage = graph.programs[0];
+  EXPECT_EQ(count(stage, [](const Task& t) { return t.op == CollectiveOp::allreduce && has_prefix(t.name, "layer"); }), 0);
+  const int layers = 4, microbatches = 16;
+  EXPECT_EQ(count(stage, [](const Task& t) {
+              return t.stream == stream::kTensor && t.op == CollectiveOp::reducescatter && has_prefix(t.name, "layer");
+            }),
+            4 * layers * microbatches);
+  // Forward: one gather per block; backward: the output gradient's and the input's per block.
+  EXPECT_EQ(count(stage, [](const Task& t) { return t.op == CollectiveOp::allgather && has_prefix(t.name, "layer"); }),
+            6 * layers * microbatches);
+}
+
+TEST(TensorPipelineLowering, WithoutTensorParallelismThereIsNoTensorCommunication) {
+  const ExecutionGraph graph = lowered("tp:1,pp:4", 8);
+  for (const Communicator& c : graph.communicators) EXPECT_NE(c.id, tp_pp_communicator::kTensor) << c.name;
+  for (const RankProgram& stage : graph.programs)
+    EXPECT_EQ(count(stage, [](const Task& t) { return t.stream == stream::kTensor; }), 0);
+}
+
+TEST(TensorPipelineLowering, PipelineTransfersOnePerMicrobatchAndDirection) {
+  const ExecutionGraph graph = lowered("tp:2,pp:4", 8);  // 16 microbatches, one replica
+  const auto broadcasts = [](const RankProgram& p, int stream_id) { return on_stream(p, stream_id, CollectiveOp::broadcast); };
+  EXPECT_EQ(broadcasts(graph.programs[0], stream::kSendForward), 16);
+  EXPECT_EQ(broadcasts(graph.programs[0], stream::kReceiveForward), 0);  // the first stage receives no activation
+  EXPECT_EQ(broadcasts(graph.programs[0], stream::kReceiveBackward), 16);
+  EXPECT_EQ(broadcasts(graph.programs[3], stream::kSendForward), 0);
+  EXPECT_EQ(broadcasts(graph.programs[3], stream::kReceiveForward), 16);
+  EXPECT_EQ(broadcasts(graph.programs[3], stream::kSendBackward), 16);
+  // Interleaving: V times the transfers (each chunk boundary), the wrap-around included.
+  const ExecutionGraph interleaved = lowered("tp:2,pp:4,schedule:interleaved:2", 8);
+  EXPECT_EQ(broadcasts(interleaved.programs[0], stream::kSendForward), 32);
+  EXPECT_EQ(broadcasts(interleaved.programs[0], stream::kReceiveForward), 16);  // chunk 1 from the last stage
+  // One stage, no pipeline transfers.
+  EXPECT_EQ(count(lowered("tp:2,pp:1", 4).programs[0], [](const Task& t) { return t.op == CollectiveOp::broadcast; }), 0);
+}
+
+TEST(TensorPipelineLowering, ZeroStagesChangeTheDataParallelCollectives) {
+  const auto data = [](const ExecutionGraph& g, int stream_id, CollectiveOp op) { return on_stream(g.programs[0], stream_id, op); };
+  // zero:0: gradients all-reduced once per step, no weight gathers.
+  const ExecutionGraph zero0 = lowered("tp:2,pp:2", 16);
+  EXPECT_GT(data(zero0, stream::kGradients, CollectiveOp::allreduce), 0);
+  EXPECT_EQ(data(zero0, stream::kGradients, CollectiveOp::reducescatter), 0);
+  EXPECT_EQ(data(zero0, stream::kParameters, CollectiveOp::allgather), 0);
+  // zero:1: reduce-scatter then all-gather of the updated weights, as many buckets each.
+  const ExecutionGraph zero1 = lowered("tp:2,pp:2,zero:1", 16);
+  EXPECT_EQ(data(zero1, stream::kGradients, CollectiveOp::allreduce), 0);
+  const int buckets = data(zero1, stream::kGradients, CollectiveOp::reducescatter);
+  EXPECT_GT(buckets, 0);
+  EXPECT_EQ(data(zero1, stream::kParameters, CollectiveOp::allgather), buckets);
+  // zero:2: a reduce-scatter every microbatch (4 replicas x 4 microbatches of 1).
+  const ExecutionGraph zero2 = lowered("tp:2,pp:2,zero:2", 16);
+  EXPECT_GE(data(zero2, stream::kGradients, CollectiveOp::reducescatter), 4 * buckets);
+  // zero:3 adds every layer's weight gathers before its forward and its backward.
+  const ExecutionGraph zero3 = lowered("tp:2,pp:2,zero:3,recompute:none", 16);
+  const int per_layer = count(zero3.programs[0], [](const Task& t) {
+    return t.stream == stream::kParameters && has_prefix(t.name, "gather.weights.layer");
+  });
+  EXPECT_EQ(per_layer, 2 * 4 * 4);  // forward and backward, 4 layers, 4 microbatches
+  EXPECT_EQ(count(zero2.programs[0], [](const Task& t) { return has_prefix(t.name, "gather.weights.layer"); }), 0);
+}
+
+TEST(TensorPipelineLowering, TiedEmbeddingsAllReduceBetweenFirstAndLastStage) {
+  const ExecutionGraph graph = lowered("tp:2,pp:4", 8);
+  EXPECT_EQ(on_stream(graph.programs[0], stream::kEmbedding, CollectiveOp::allreduce), 1);
+  EXPECT_EQ(on_stream(graph.programs[3], stream::kEmbedding, CollectiveOp::allreduce), 1);
+  EXPECT_EQ(on_stream(graph.programs[1], stream::kEmbedding, CollectiveOp::allreduce), 0);
+}
+
+// A layer wide enough that its compute, not the collectives' latency, sets the pace (as in the
+// models pipelines are for): 8 layers of width 4096 over 2048-token sequences, and a vocabulary
+// small enough that the head leaves the stages balanced.
+TransformerSpec compute_bound_gpt() {
+  TransformerSpec t = testing::small_gpt_spec();
+  t.hidden = 4096;
+  t.ffn_hidden = 4 * t.hidden;
+  t.heads = t.kv_heads = 32;
+  t.sequence = 2048;
+  t.vocabulary = 1024;
+  return t;
+}
+
+// Replayed: step, compute, TP communication, PP bubble and sends, DP communication, and the
+// exposed TP and DP communication.
+std::vector<double> simulated_breakdown(const std::string& strategy, int gpus, int global_batch) {
+  return testing::in_child_process_values([&] {
+    Scenario scenario = transformer_scenario(global_batch, compute_bound_gpt());
+    const StrategySpec spec = parse_strategy_spec(strategy);
+    add_strategy(scenario, spec, {});
+    const TensorPipelineBreakdown b = tensor_pipeline_breakdown(simulate_point(scenario, spec, gpus));
+    return std::vector<double>{b.step_s,    b.compute_s, b.tp_comm_s,   b.pp_bubble_s,
+                               b.pp_send_s, b.dp_comm_s, b.tp_exposed_s, b.dp_exposed_s};
+  });
+}
+
+TEST(TensorPipelineLowering, MoreMicrobatchesShrinkTheBubbleShare) {
+  const auto few = simulated_breakdown("tp:2,pp:4", 8, 4);
+  const auto many = simulated_breakdown("tp:2,pp:4", 8, 32);
+  ASSERT_EQ(few.size(), 8u);
+  ASSERT_EQ(many.size(), 8u);
+  const double few_share = few[3] / few[0], many_share = many[3] / many[0];
+  EXPECT_GT(few_share, 2 * many_share) << few_share << " vs " << many_share;
+  // 1F1B's idle share is (P-1)/(M+P-1) of an ideal pipeline; transfers and unequal ends add some.
+  EXPECT_NEAR(few_share, 3.0 / 7, 0.1);
+  EXPECT_NEAR(many_share, 3.0 / 35, 0.05);
+  for (const auto& b : {few, many}) {
+    EXPECT_GT(b[2], 0);      // tensor-parallel collectives
+    EXPECT_GT(b[4], 0);      // pipeline sends
+    EXPECT_LT(b[5], 1e-3 * b[0]);  // one replica: only the tied embedding's all-reduce
+    EXPECT_LE(b[1] + b[3], b[0] * (1 + 1e-9));
+  }
+}
+
+TEST(TensorPipelineLowering, SimulatedBreakdownShowsEachDimensionOnlyWhenUsed) {
+  const auto no_tp = simulated_breakdown("tp:1,pp:2", 4, 8);  // 2 replicas
+  EXPECT_EQ(no_tp[2], 0);   // no tensor-parallel communication
+  EXPECT_GT(no_tp[5], 0);   // data-parallel gradients
+  const auto zero3 = simulated_breakdown("tp:1,pp:2,zero:3,recompute:none", 4, 8);
+  EXPECT_GT(zero3[5], no_tp[5]);  // the weight gathers come on top of the gradients' exchange
+}
+
+TEST(TensorPipelineLowering, WithoutOverlapCommunicationIsExposed) {
+  // tp: the weight gradients no longer hide the backward all-reduce; dp: the buckets wait for
+  // the backward pass to end.
+  const auto all = simulated_breakdown("tp:2,pp:2", 8, 16);
+  const auto none = simulated_breakdown("tp:2,pp:2,overlap:none", 8, 16);
+  EXPECT_GT(none[0], all[0]);  // step
+  EXPECT_GT(none[6], all[6]);  // exposed TP communication
+  EXPECT_GT(none[7], all[7]);  // exposed DP communication
+  EXPECT_NEAR(none[1], all[1], 1e-9 * all[1]);  // the same compute
+}
+
+}  // namespace
+}  // namespace scalecast
