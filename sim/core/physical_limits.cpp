@@ -1,12 +1,19 @@
 #include "sim/core/physical_limits.h"
 
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace scalecast::limits {
 
 std::string out_of_range(const Range& range, const std::string& got) {
   return std::string("must be ") + range.text + ", got " + got;
+}
+
+std::string format_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
 }
 
 std::uint64_t checked_byte_count(double value) {

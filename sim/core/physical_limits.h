@@ -48,6 +48,8 @@ inline bool within(double value, const Range& range) { return value >= range.min
 
 // "must be between 1 Mb/s and 100 TB/s, got 1.25e-292 B/s" (`got`: the value as the user wrote it).
 std::string out_of_range(const Range& range, const std::string& got);
+// A number as messages print it: "2.5e+18", "1000".
+std::string format_number(double value);
 
 // `value` (finite, >= 0, at most 2^63) as an unsigned byte count, rounded; for APIs that count
 // bytes in integers (SimGrid's payload sizes). Throws std::logic_error beyond: the readers keep

@@ -59,6 +59,8 @@ double read_number(const Field& field) {
   const std::string text = read_scalar(field);
   double value = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error == std::errc::result_out_of_range && end == text.data() + text.size())
+    field.fail("'" + text + "' is outside the range of numbers (magnitudes 1e-308 to 1e308)");
   if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
     field.fail("expected a number, got '" + text + "'");
   }
