@@ -337,7 +337,7 @@ class KinetoSax {
 KinetoTrace read_kineto_trace(const std::string& path) {
   KinetoTrace trace;
   trace.source = path;
-  GzipInputBuffer buffer(path);
+  GzipInputBuffer buffer(path, "a Kineto trace (.json or .json.gz)");
   std::istream input(&buffer);
   KinetoSax sax(trace);
   // Errors surface as InputError from the handler or from the gzip buffer; sax_parse returns

@@ -197,7 +197,39 @@ TEST_F(ImportCli, BadCommandLines) {
   const auto result = testing::run_scalecast("import nsys " + kA100 + " -o " + path("x.json"));
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.err.find("unknown input format 'nsys'"), std::string::npos) << result.err;
-  expect_rejected(path("missing.json.gz"), {"missing.json.gz", "cannot open"});
+  expect_rejected(path("missing.json.gz"), {"missing.json.gz", "no such file"});
+  expect_rejected("/dev/zero", {"/dev/zero", "not a regular file"});
+}
+
+// A small gzip that inflates far beyond what a trace deflates from (13-17x) is refused while
+// streaming, once past the cap, whether it holds whitespace (nothing kept) or one string (held
+// whole by the parser).
+TEST_F(ImportCli, DecompressionBombsAreCutOffWhileStreaming) {
+  auto gzip = [&](const std::string& name, const std::string& head, char fill, size_t fill_bytes) {
+    const std::string file = path(name);
+    gzFile out = gzopen(file.c_str(), "wb9");
+    gzwrite(out, head.data(), static_cast<unsigned>(head.size()));
+    const std::string chunk(1 << 20, fill);
+    for (size_t written = 0; written < fill_bytes; written += chunk.size()) gzwrite(out, chunk.data(), static_cast<unsigned>(chunk.size()));
+    gzclose(out);
+    return file;
+  };
+  const size_t bomb_bytes = size_t{20} << 20;  // over the 16 MiB that any gzip may inflate to
+  const std::string spaces = gzip("spaces.json.gz", R"({"traceEvents":[)", ' ', bomb_bytes);
+  EXPECT_LT(std::filesystem::file_size(spaces), size_t{1} << 20);
+  expect_rejected(spaces, {"spaces.json.gz", "decompresses to more than 16 MiB", "SCALECAST_MAX_INFLATE_RATIO"});
+  expect_rejected(gzip("string.json.gz", R"({"traceEvents":[{"name":")", 'a', bomb_bytes), {"string.json.gz", "decompression bomb"});
+  // The same trace, allowed a higher ratio, reads past the cap to its real error (truncated JSON).
+  setenv("SCALECAST_MAX_INFLATE_RATIO", "100000", 1);
+  const auto result = testing::run_scalecast("import kineto " + spaces + " -o " + path("out.json"));
+  unsetenv("SCALECAST_MAX_INFLATE_RATIO");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err.find("decompresses to"), std::string::npos) << result.err;
+  // A plain file is held to the absolute cap ($SCALECAST_MAX_INPUT_MB: every input's).
+  write_text("big.json", R"({"traceEvents":[)" + std::string(size_t{3} << 20, ' ') + "]}");
+  setenv("SCALECAST_MAX_INPUT_MB", "2", 1);
+  expect_rejected(path("big.json"), {"big.json", "is more than the 2 MiB scalecast reads for a Kineto trace"});
+  unsetenv("SCALECAST_MAX_INPUT_MB");
 }
 
 }  // namespace
