@@ -135,6 +135,30 @@ TEST_F(BadInput, CollectiveWhoseRanksDisagreeOnMembership) {
   expect_input_error("simulate --platform dgx-a100 --trace " + path, {"membership.json", "communicator"});
 }
 
+// Each communicator's collectives agree and every send has its recv, yet no order of execution
+// meets them: the replay names each waiting rank, its task and whom it waits for (exit 2, not
+// an internal error).
+TEST_F(BadInput, TraceWhoseRanksWaitForEachOther) {
+  auto crossed = write_file(dir, "crossed.json", R"({"format":"scalecast-trace","version":2,
+    "communicators":[{"id":0,"name":"a","ranks":[0,1]},{"id":1,"name":"b","ranks":[0,1]}],
+    "programs":[{"tasks":[{"kind":"collective","name":"A","op":"allreduce","communicator":0,"bytes":1024},
+                          {"kind":"collective","name":"B","op":"allreduce","communicator":1,"bytes":1024,"deps":[0]}]},
+                {"tasks":[{"kind":"collective","name":"B","op":"allreduce","communicator":1,"bytes":1024},
+                          {"kind":"collective","name":"A","op":"allreduce","communicator":0,"bytes":1024,"deps":[0]}]}],
+    "rank_programs":[0,1]})");
+  expect_input_error("simulate --platform dgx-a100 --trace " + crossed,
+                     {"crossed.json", "programs[0].tasks[0]", "wait for each other",
+                      "rank 0 waits in programs[0].tasks[0] ('A', allreduce #0 on communicator 0 (a)) for rank 1",
+                      "rank 1 waits in programs[1].tasks[0] ('B', allreduce #0 on communicator 1 (b)) for rank 0"});
+  auto receive_first = write_file(dir, "recvfirst.json", R"({"format":"scalecast-trace","version":2,
+    "programs":[{"tasks":[{"kind":"recv","name":"r","peer_offset":1,"bytes":64},{"kind":"send","name":"s","peer_offset":1,"bytes":64,"deps":[0]}]},
+                {"tasks":[{"kind":"recv","name":"r","peer_offset":-1,"bytes":64},{"kind":"send","name":"s","peer_offset":-1,"bytes":64,"deps":[0]}]}],
+    "rank_programs":[0,1]})");
+  expect_input_error("sweep --platform dgx-a100 --trace " + receive_first + " --gpus 2 -o " + dir + "/sweep",
+                     {"recvfirst.json", "rank 0 waits in programs[0].tasks[0] ('r', recv #0 from rank 1 with tag 0) for rank 1"});
+  EXPECT_FALSE(std::filesystem::exists(dir + "/sweep"));
+}
+
 TEST_F(BadInput, UnwritableTimelineLeavesNoFile) {
   const std::string target = dir + "/missing-folder/timeline.json";
   expect_input_error("simulate --platform dgx-a100 --workload resnet50 --timeline " + target, {"timeline.json"});
