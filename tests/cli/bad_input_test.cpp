@@ -159,6 +159,21 @@ TEST_F(BadInput, TraceWhoseRanksWaitForEachOther) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/sweep"));
 }
 
+// YAML is UTF-8: a stray Latin-1 byte is refused where it is read, not by the JSON writer after
+// the simulation. File names are any bytes: they reach JSON outputs with U+FFFD in their place.
+TEST_F(BadInput, TextThatIsNotUtf8) {
+  std::string text = kSmallPlatform;
+  text.replace(text.find("tiny"), 4, "caf\xE9");
+  auto path = write_file(dir, "latin1.yaml", text);
+  expect_input_error("simulate --platform " + path + " --workload resnet50 --json",
+                     {"latin1.yaml", "not UTF-8", "byte 0xE9 at line 1, column 10"});
+  const std::string workload = dir + "/resnet-\xE9.yaml";
+  std::filesystem::copy_file(std::string(SCALECAST_SOURCE_DIR) + "/workloads/resnet50.yaml", workload);
+  const auto result = run_scalecast("simulate --platform dgx-a100 --gpus 2 --workload '" + workload + "' --json");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("resnet-\xEF\xBF\xBD.yaml\""), std::string::npos) << result.out;
+}
+
 TEST_F(BadInput, UnwritableTimelineLeavesNoFile) {
   const std::string target = dir + "/missing-folder/timeline.json";
   expect_input_error("simulate --platform dgx-a100 --workload resnet50 --timeline " + target, {"timeline.json"});

@@ -138,7 +138,7 @@ int run_collective(const std::vector<std::string>& args) {
   out["avg_busbw_GBps"] = sweep.average_busbw_GBps;
   out["sim_wall_s"] = wall_s;
   if (values["json"].as<bool>()) {
-    std::cout << out.dump(2) << "\n";
+    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return 0;
   }
   print_table(sweep, out, op, gpus, values, wall_s);

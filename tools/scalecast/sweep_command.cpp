@@ -277,7 +277,7 @@ int run_sweep(const std::vector<std::string>& args) {
     progress("wrote " + out_folder->string() + "/{sweep.csv,sweep.json,time_to_train.svg,step_breakdown.svg}");
   }
   if (values["json"].as<bool>()) {
-    std::cout << out.dump(2) << "\n";
+    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return 0;
   }
   std::printf("%s\n", title.c_str());
