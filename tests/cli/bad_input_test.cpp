@@ -201,6 +201,14 @@ TEST_F(BadInput, CollectiveBadSizeAndOp) {
   expect_input_error("collective --platform dgx-a100 --gpus 8 -b 8 -e 1M -f 1", {"-f"});
   expect_input_error("collective --platform dgx-a100 --gpus 8 -b 8parsecs", {"-b"});
   expect_input_error("collective --platform dgx-a100 --gpus 8 --bytes 1MB -b 8", {"--bytes", "-b/-e/-f"});
+  // Beyond 2^60 bytes a size no longer fits SimGrid's 64-bit counts (1e20 once ran as 29 µs).
+  expect_input_error("collective --platform dgx-a100 --gpus 16 --bytes 1e20", {"--bytes", "at most 2^60 bytes", "1e+20"});
+  expect_input_error("collective --platform dgx-a100 --gpus 8 --bytes 1MB,2000000TiB", {"--bytes", "2^60"});
+  expect_input_error("collective --platform dgx-a100 --gpus 8 -b 8 -e 1e30", {"-e", "2^60"});
+}
+
+TEST_F(BadInput, SweepOutputThatIsEmpty) {
+  expect_input_error("sweep --platform dgx-a100 --workload resnet50 --gpus 8 --out ''", {"--output", "is empty"});
 }
 
 // An algorithm or protocol that does not apply is refused, not replaced by another.

@@ -60,6 +60,7 @@ std::vector<int> gpu_counts_option(const po::variables_map& values) {
 std::optional<std::filesystem::path> out_folder_option(const po::variables_map& values) {
   const std::optional<std::string> option = output_option(values, "out");
   if (!option) return std::nullopt;
+  if (option->empty()) throw InputError("command line", "--output", "is empty; expected a folder");
   const std::filesystem::path folder = *option;
   std::error_code error;
   if (std::filesystem::exists(folder, error) && !std::filesystem::is_directory(folder, error))
