@@ -207,6 +207,15 @@ TEST_F(BadInput, CollectiveBadSizeAndOp) {
   expect_input_error("collective --platform dgx-a100 --gpus 8 -b 8 -e 1e30", {"-e", "2^60"});
 }
 
+TEST_F(BadInput, SimGridSettingItDoesNotKnow) {
+  setenv("SCALECAST_SIMGRID_CFG", "bogus/thing:1", 1);
+  const auto result = run_scalecast("collective --platform dgx-a100 --gpus 8 --bytes 1MB");
+  unsetenv("SCALECAST_SIMGRID_CFG");
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("SCALECAST_SIMGRID_CFG: Bad config key: bogus/thing"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("Existing config keys"), std::string::npos) << result.err;
+}
+
 TEST_F(BadInput, SweepOutputThatIsEmpty) {
   expect_input_error("sweep --platform dgx-a100 --workload resnet50 --gpus 8 --out ''", {"--output", "is empty"});
 }
