@@ -10,6 +10,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 namespace scalecast {
 
@@ -25,6 +26,11 @@ struct DuplicateKey {
   std::string key;
 };
 
+struct NumberOverflow {
+  std::string path;
+  std::string text;
+};
+
 // nlohmann's messages start with "[json.exception.parse_error.101] parse error at line L, column C: ";
 // we say where ourselves, with the byte offset too, and keep only what went wrong.
 std::string parse_error_detail(const std::string& message) {
@@ -37,43 +43,69 @@ std::string parse_error_detail(const std::string& message) {
 
 namespace {
 
-// The DOM parser's events, with keys checked for duplicates on the way. (nlohmann's callback
-// parser would do this too, but its end_object scans the enclosing container's elements every
-// time an object closes: quadratic in the length of an array of objects, 1.4 of the 1.9 s it
-// took to read a trace of 41,000 tasks.)
+// The DOM parser's events, with keys checked for duplicates on the way and the path of the
+// value being read kept, so that a number beyond a double's range ("1e400", which nlohmann
+// reports as an out_of_range error) names its field. (nlohmann's callback parser would check
+// keys too, but its end_object scans the enclosing container's elements every time an object
+// closes: quadratic in the length of an array of objects, 1.4 of the 1.9 s it took to read a
+// trace of 41,000 tasks.)
 class DuplicateRejectingParser {
  public:
   using string_t = json::string_t;
   explicit DuplicateRejectingParser(json& result) : dom_(result, true) {}
-  bool null() { return dom_.null(); }
-  bool boolean(bool value) { return dom_.boolean(value); }
-  bool number_integer(json::number_integer_t value) { return dom_.number_integer(value); }
-  bool number_unsigned(json::number_unsigned_t value) { return dom_.number_unsigned(value); }
-  bool number_float(json::number_float_t value, const string_t& text) { return dom_.number_float(value, text); }
-  bool string(string_t& value) { return dom_.string(value); }
-  bool binary(json::binary_t& value) { return dom_.binary(value); }
+  bool null() { return done(dom_.null()); }
+  bool boolean(bool value) { return done(dom_.boolean(value)); }
+  bool number_integer(json::number_integer_t value) { return done(dom_.number_integer(value)); }
+  bool number_unsigned(json::number_unsigned_t value) { return done(dom_.number_unsigned(value)); }
+  bool number_float(json::number_float_t value, const string_t& text) { return done(dom_.number_float(value, text)); }
+  bool string(string_t& value) { return done(dom_.string(value)); }
+  bool binary(json::binary_t& value) { return done(dom_.binary(value)); }
   bool start_object(std::size_t elements) {
-    keys_of_open_objects_.emplace_back();
+    open_.push_back({false, 0, {}, {}});
     return dom_.start_object(elements);
   }
   bool key(string_t& name) {
-    if (!keys_of_open_objects_.back().insert(name).second) throw DuplicateKey{name};
+    if (!open_.back().keys.insert(name).second) throw DuplicateKey{name};
+    open_.back().key = name;
     return dom_.key(name);
   }
   bool end_object() {
-    keys_of_open_objects_.pop_back();
-    return dom_.end_object();
+    open_.pop_back();
+    return done(dom_.end_object());
   }
-  bool start_array(std::size_t elements) { return dom_.start_array(elements); }
-  bool end_array() { return dom_.end_array(); }
+  bool start_array(std::size_t elements) {
+    open_.push_back({true, 0, {}, {}});
+    return dom_.start_array(elements);
+  }
+  bool end_array() {
+    open_.pop_back();
+    return done(dom_.end_array());
+  }
   template <class Exception>  // the exception's own type, so that it is thrown as a parse_error
   bool parse_error(std::size_t position, const std::string& token, const Exception& error) {
+    if constexpr (std::is_same_v<Exception, json::out_of_range>) throw NumberOverflow{path(), token};
     return dom_.parse_error(position, token, error);
   }
 
  private:
+  struct Open {  // an object or array being read
+    bool array;
+    size_t elements;       // an array's complete elements so far: the index of the next one
+    std::string key;       // an object's current key
+    std::set<std::string> keys;
+  };
+  bool done(bool result) {
+    if (!open_.empty() && open_.back().array) ++open_.back().elements;
+    return result;
+  }
+  std::string path() const {
+    std::string out;
+    for (const Open& open : open_) out = open.array ? json_index_path(out, open.elements) : json_child_path(out, open.key);
+    return out;
+  }
+
   nlohmann::detail::json_sax_dom_parser<json> dom_;
-  std::vector<std::set<std::string>> keys_of_open_objects_;
+  std::vector<Open> open_;
 };
 
 }  // namespace
@@ -97,6 +129,9 @@ json parse_json_text(const std::string& text, const std::string& source) {
                          " (byte offset " + std::to_string(byte) + "): " + parse_error_detail(error.what()));
   } catch (const DuplicateKey& duplicate) {
     throw InputError(source, "", "invalid JSON: key \"" + duplicate.key + "\" appears twice in one object");
+  } catch (const NumberOverflow& overflow) {
+    throw InputError(source, overflow.path,
+                     "the number " + overflow.text + " is outside the range of numbers (magnitudes up to 1e308)");
   }
 }
 

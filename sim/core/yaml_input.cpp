@@ -1,11 +1,13 @@
 #include "sim/core/yaml_input.h"
 
 #include "sim/core/input_file.h"
+#include "sim/core/utf8.h"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -59,6 +61,8 @@ double read_number(const Field& field) {
   const std::string text = read_scalar(field);
   double value = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error == std::errc::result_out_of_range && end == text.data() + text.size())
+    field.fail("'" + text + "' is outside the range of numbers (magnitudes 1e-308 to 1e308)");
   if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
     field.fail("expected a number, got '" + text + "'");
   }
@@ -66,6 +70,16 @@ double read_number(const Field& field) {
 }
 
 YAML::Node load_yaml(const std::string& yaml_text, const std::string& source) {
+  if (const auto bad = first_invalid_utf8(yaml_text)) {
+    const std::string before = yaml_text.substr(0, *bad);
+    const size_t line_start = before.rfind('\n') == std::string::npos ? 0 : before.rfind('\n') + 1;
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(yaml_text[*bad]));
+    throw InputError(source, "",
+                     "is not UTF-8 text: byte " + std::string(byte) + " at line " +
+                         std::to_string(std::count(before.begin(), before.end(), '\n') + 1) + ", column " +
+                         std::to_string(*bad - line_start + 1) + " is not part of a UTF-8 character (YAML files are UTF-8)");
+  }
   try {
     return YAML::Load(yaml_text);
   } catch (const YAML::Exception& error) {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "sim/core/input_error.h"
+#include "sim/core/physical_limits.h"
 #include "sim/core/preset_paths.h"
 #include "sim/core/quantity_parse.h"
 #include "sim/core/yaml_input.h"
@@ -23,15 +24,44 @@ const std::vector<std::string> kEfficiencyFields = {"compute_efficiency", "memor
 double read_fraction(const Field& field) {
   const double value = read_number(field);
   if (value <= 0 || value > 1) field.fail("an efficiency is an achieved fraction of the peak: it must be in (0, 1]");
+  if (!limits::within(value, limits::kEfficiency)) field.fail(limits::out_of_range(limits::kEfficiency, read_scalar(field)));
   return value;
 }
 
+// A fixed cost per task, or a kernel duration: at most a second, like a link's latency.
 double read_time_s(const Field& field) {
   const std::string text = read_scalar(field);
   if (text == "0") return 0;
   auto value = parse_seconds(text);
   if (!value || *value < 0) field.fail("expected a time such as 5us, got '" + text + "'");
+  if (!limits::within(*value, limits::kLatency_s)) field.fail(limits::out_of_range(limits::kLatency_s, "'" + text + "'"));
   return *value;
+}
+
+// A precision name (a map key or a `peak`): one of the GPU's peak_flops names, never a typo
+// such as "fp-0" that no GPU or workload would ever look up.
+const std::string& checked_precision(const std::string& name, const Field& at) {
+  const auto& known = gpu_precisions();
+  if (std::find(known.begin(), known.end(), name) == known.end())
+    at.fail("unknown precision '" + name + "'; expected one of: " + join_words(known));
+  return name;
+}
+
+// The entries of a mapping keyed by names (operator kinds, precisions), each with its path; a
+// key that is not a plain word, or that is given twice, is an error.
+std::vector<std::pair<std::string, Field>> named_entries(const Field& map, const std::string& what) {
+  if (!map.node().IsMap()) map.fail("expected a mapping of " + what + ", got " + map.kind());
+  std::vector<std::pair<std::string, Field>> entries;
+  for (const auto& pair : map.node()) {
+    if (!pair.first.IsScalar() || trim(pair.first.Scalar()).empty())
+      Field(pair.first, map.source(), map.path()).fail("a key must be a plain word");
+    const std::string key = trim(pair.first.Scalar());
+    const Field at_key(pair.first, map.source(), join_path(map.path(), key));
+    for (const auto& [seen, field] : entries)
+      if (seen == key) at_key.fail("given twice");
+    entries.emplace_back(key, Field(pair.second, map.source(), at_key.path()));
+  }
+  return entries;
 }
 
 // Fields not given keep the values of `base` (a kind inherits its precision's defaults).
@@ -51,18 +81,13 @@ ComputeCostModel read_precision(const Field& field, const std::string& precision
   // Which of the GPU's peaks this precision runs at: fp32 training on A100/H100 runs its
   // matrix products on TF32 tensor cores (the frameworks' default), so `peak: tf32` there.
   model.precision = precision;
-  if (auto peak = map.optional("peak")) model.precision = read_name(*peak);
+  if (auto peak = map.optional("peak")) model.precision = checked_precision(read_name(*peak), *peak);
   model.compute_efficiency = defaults.compute_efficiency;
   model.memory_efficiency = defaults.memory_efficiency;
   model.launch_overhead_s = defaults.launch_overhead_s;
   model.copied_from = defaults.copied_from;
-  if (auto kinds = map.optional("kinds")) {
-    if (!kinds->node().IsMap()) kinds->fail("expected a mapping of operator kinds, got " + kinds->kind());
-    for (const auto& pair : kinds->node()) {
-      const std::string kind = pair.first.Scalar();
-      model.per_kind[kind] = read_efficiency(Field(pair.second, field.source(), kinds->path() + "." + kind), defaults);
-    }
-  }
+  if (auto kinds = map.optional("kinds"))
+    for (const auto& [kind, entry] : named_entries(*kinds, "operator kinds")) model.per_kind[kind] = read_efficiency(entry, defaults);
   return model;
 }
 
@@ -79,11 +104,8 @@ CostModelFamily read_family(const Field& item, bool with_match) {
     if (family.match.empty()) map.required("match").fail("must list at least one GPU model substring");
   }
   const Field precisions = map.required("precisions");
-  if (!precisions.node().IsMap()) precisions.fail("expected a mapping precision -> efficiencies, got " + precisions.kind());
-  for (const auto& pair : precisions.node()) {
-    const std::string precision = pair.first.Scalar();
-    family.by_precision[precision] = read_precision(Field(pair.second, item.source(), precisions.path() + "." + precision), precision);
-  }
+  for (const auto& [precision, entry] : named_entries(precisions, "precision -> efficiencies"))
+    family.by_precision[precision] = read_precision(entry, checked_precision(precision, entry));
   if (family.by_precision.empty()) precisions.fail("must give at least one precision");
   return family;
 }

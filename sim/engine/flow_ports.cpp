@@ -12,6 +12,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "sim/core/physical_limits.h"
+
 namespace scalecast {
 
 namespace sg = simgrid::s4u;
@@ -49,7 +51,7 @@ void serve(FlowPorts::Port* port, std::vector<sg::Mailbox*>* free_mailboxes) {
     std::vector<void*> received(orders.size());
     for (size_t i = 0; i < orders.size(); ++i) {
       const Order& o = orders[i];
-      comms.push_back(o.bytes > 0 ? o.mailbox->put_async(&payload_marker, static_cast<uint64_t>(std::max(1.0, std::round(o.bytes))))
+      comms.push_back(o.bytes > 0 ? o.mailbox->put_async(&payload_marker, std::max<uint64_t>(1, limits::checked_byte_count(o.bytes)))
                                   : o.mailbox->get_async<void>(&received[i]));
     }
     for (size_t i = 0; i < comms.size(); ++i) {

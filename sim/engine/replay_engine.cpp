@@ -8,6 +8,7 @@
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <map>
@@ -23,6 +24,7 @@
 #include "sim/engine/collective_catalog.h"
 #include "sim/engine/flow_ports.h"
 #include "sim/engine/rank_classes.h"
+#include "sim/engine/replay_deadlock.h"
 #include "sim/engine/simgrid_setup.h"
 #include "sim/engine/solver_stack.h"
 #include "sim/platform/cluster_topology.h"
@@ -444,17 +446,39 @@ void Replay::create_class_states() {
   }
 }
 
+// Every task a rank reached and its partners never joined: collectives short of some of their
+// classes, messages without their other side.
 void Replay::throw_if_deadlocked() const {
   if (!deadlocked_) return;
-  for (size_t k = 0; k < state_.size(); ++k)
-    for (size_t t = 0; t < state_[k].program->tasks.size(); ++t)
-      if (!state_[k].done[t]) {
-        const Task& task = state_[k].program->tasks[t];
-        throw std::runtime_error("replay deadlocked: rank " + std::to_string(classes_.ranks[k].front()) +
-                                 " never finished task " + std::to_string(t) + " ('" + task.name +
-                                 "'): its partners never reached the matching collective or send/recv");
-      }
-  throw std::runtime_error("replay deadlocked");
+  std::vector<BlockedTask> blocked;
+  auto add = [&](int k, int task, const std::string& what, std::vector<int> waiting_for) {
+    const Task& t = state_[k].program->tasks[task];
+    blocked.push_back({classes_.ranks[k].front(), classes_.program[k], task, t.name, what, std::move(waiting_for)});
+  };
+  for (const auto& [key, instance] : pending_collectives_) {
+    const auto [communicator, component, sequence] = key;
+    std::vector<int> missing;
+    for (int c : classes_.components.at(communicator)[component].classes)
+      if (std::none_of(instance.arrivals.begin(), instance.arrivals.end(), [c](const auto& a) { return a.first == c; }))
+        missing.push_back(classes_.ranks[c].front());
+    const Communicator* comm = graph_.find_communicator(communicator);
+    for (auto [k, task] : instance.arrivals)
+      add(k, task,
+          std::string(to_string(state_[k].program->tasks[task].op)) + " #" + std::to_string(sequence) + " on communicator " +
+              std::to_string(communicator) + (comm && !comm->name.empty() ? " (" + comm->name + ")" : ""),
+          missing);
+  }
+  for (const auto& [key, arrivals] : pending_p2p_) {
+    const auto [source, destination, tag, sequence] = key;
+    for (auto [k, task] : arrivals) {
+      const bool sends = classes_.ranks[k].front() == source;
+      add(k, task,
+          std::string(sends ? "send #" : "recv #") + std::to_string(sequence) + (sends ? " to rank " : " from rank ") +
+              std::to_string(sends ? destination : source) + " with tag " + std::to_string(tag),
+          {sends ? destination : source});
+    }
+  }
+  throw deadlock_error(std::move(blocked));
 }
 
 // Every class's tasks as timeline events, in start order, and the makespan.

@@ -15,6 +15,7 @@
 
 #include "sim/collectives/collective_cost.h"
 #include "sim/cost/compute_cost.h"
+#include "sim/engine/replay_deadlock.h"
 #include "sim/platform/platform_spec.h"
 #include "sim/timeline/timeline.h"
 #include "sim/trace/execution_graph.h"
@@ -62,7 +63,8 @@ struct ReplayResult {
   std::vector<std::string> notes;  // what the user should know about how the run was made
 };
 
-// Runs SimGrid in this process (once per process: the engine is a singleton).
+// Runs SimGrid in this process (once per process: the engine is a singleton). Throws
+// ReplayDeadlock when the ranks wait for each other forever.
 ReplayResult replay(const ExecutionGraph& graph, const PlatformSpec& platform, const ReplayOptions& options);
 
 }  // namespace scalecast

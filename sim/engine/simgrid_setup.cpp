@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/input_error.h"
+
 namespace scalecast {
 
 simgrid::s4u::Engine& start_simgrid() {
@@ -31,8 +33,15 @@ simgrid::s4u::Engine& start_simgrid() {
   static std::vector<char*> argv_storage;
   for (std::string& a : arguments) argv_storage.push_back(a.data());
   static int argc = static_cast<int>(argv_storage.size());
-  auto* engine = new simgrid::s4u::Engine(&argc, argv_storage.data());
-  return *engine;
+  try {
+    auto* engine = new simgrid::s4u::Engine(&argc, argv_storage.data());
+    return *engine;
+  } catch (const std::exception& error) {
+    // Only the user's extra setting can be refused ("Bad config key: ...", then SimGrid's list
+    // of every key): its first line is the message.
+    const std::string message = error.what();
+    throw InputError("environment", "SCALECAST_SIMGRID_CFG", message.substr(0, message.find('\n')));
+  }
 }
 
 }  // namespace scalecast

@@ -189,8 +189,9 @@ void ProgramBuilder::find_thread_forks() {
       if (auto first = first_activity_us_.find({tid, w}); first != first_activity_us_.end())
         fork.fork_us = std::min(fork.fork_us, first->second);
       const auto& main = main_calls[w];
+      const ThreadFork& span = fork;  // clang 14 cannot capture a structured binding
       const bool main_waited = std::none_of(main.begin(), main.end(), [&](const auto& call) {
-        return call.second > fork.fork_us && call.first < fork.join_us;
+        return call.second > span.fork_us && call.first < span.join_us;
       });
       if (main_waited) {
         forks_[{tid, w}] = fork;

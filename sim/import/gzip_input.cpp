@@ -1,13 +1,43 @@
 #include "sim/import/gzip_input.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
 #include "sim/core/input_error.h"
+#include "sim/core/input_file.h"
 
 namespace scalecast {
 
-GzipInputBuffer::GzipInputBuffer(const std::string& path, size_t buffer_bytes) : path_(path), buffer_(buffer_bytes) {
+namespace {
+
+double inflate_ratio() {
+  const char* text = std::getenv("SCALECAST_MAX_INFLATE_RATIO");
+  if (!text || !*text) return kMaxInflateRatio;
+  char* end = nullptr;
+  const double ratio = std::strtod(text, &end);
+  return end == text || *end || !(ratio >= 1) || ratio > 1e6 ? kMaxInflateRatio : ratio;
+}
+
+}  // namespace
+
+std::uint64_t inflate_cap_bytes(std::uint64_t compressed_bytes) {
+  return std::max(kInflateFloorBytes, static_cast<std::uint64_t>(inflate_ratio() * static_cast<double>(compressed_bytes)));
+}
+
+GzipInputBuffer::GzipInputBuffer(const std::string& path, const std::string& what, size_t buffer_bytes)
+    : path_(path), what_(what), buffer_(buffer_bytes) {
+  check_regular_input(path, what);
   file_ = gzopen(path.c_str(), "rb");
   if (!file_) throw InputError(path, "", "cannot open the file for reading");
   gzbuffer(file_, 1 << 17);
+  compressed_ = gzdirect(file_) == 0;  // reads the header: 0 when a gzip stream follows
+  std::error_code error;
+  const std::uintmax_t file_bytes = std::filesystem::file_size(path, error);
+  compressed_bytes_ = error ? 0 : file_bytes;
+  cap_bytes_ = input_cap_bytes(kMaxStreamedBytes);
+  if (compressed_) cap_bytes_ = std::min(cap_bytes_, inflate_cap_bytes(compressed_bytes_));
+  remember_input(path);
   setg(buffer_.data(), buffer_.data(), buffer_.data());
 }
 
@@ -34,8 +64,21 @@ GzipInputBuffer::int_type GzipInputBuffer::underflow() {
     setg(buffer_.data(), buffer_.data(), buffer_.data());
     return traits_type::eof();
   }
+  check_cap(static_cast<size_t>(got));
   setg(buffer_.data(), buffer_.data(), buffer_.data() + got);
   return traits_type::to_int_type(*gptr());
+}
+
+void GzipInputBuffer::check_cap(size_t got) const {
+  if (consumed_ + got <= cap_bytes_) return;
+  const std::uint64_t absolute = input_cap_bytes(kMaxStreamedBytes);
+  if (compressed_ && cap_bytes_ < absolute)
+    throw InputError(path_, "", "decompresses to more than " + format_cap(cap_bytes_) + " (" + format_cap(compressed_bytes_) +
+                                    " compressed; scalecast inflates at most " + std::to_string(static_cast<long long>(inflate_ratio())) +
+                                    " times that, real traces 13-17 times: a decompression bomb?); set "
+                                    "SCALECAST_MAX_INFLATE_RATIO to raise the ratio");
+  throw InputError(path_, "", std::string(compressed_ ? "decompresses to" : "is") + " more than the " + format_cap(absolute) +
+                                  " scalecast reads for " + what_ + " (set SCALECAST_MAX_INPUT_MB to raise the cap)");
 }
 
 }  // namespace scalecast

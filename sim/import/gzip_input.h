@@ -1,20 +1,37 @@
 // Reads a file that may be gzip-compressed, as a stream, without holding it in memory: zlib's
 // gzread decompresses (or passes a plain file through) into a small buffer that a JSON parser
 // pulls from. Kineto traces are often hundreds of MB once decompressed.
+//
+// What it hands out is capped, checked chunk by chunk while streaming (a parser still holds one
+// string or number whole, so the caps bound its memory too):
+//  - every file: kMaxStreamedBytes (8 GiB; $SCALECAST_MAX_INPUT_MB sets every input cap);
+//  - a compressed file also: kMaxInflateRatio times its compressed size, at least
+//    kInflateFloorBytes. Kineto's JSON deflates 13-17x (the three shared traces); deflate's
+//    limit is about 1000x, reached by whitespace or one repeated string: a decompression bomb,
+//    1 MB on disk and a GiB read. $SCALECAST_MAX_INFLATE_RATIO sets the ratio.
 #pragma once
 
 #include <zlib.h>
 
+#include <cstdint>
 #include <streambuf>
 #include <string>
 #include <vector>
 
 namespace scalecast {
 
+inline constexpr std::uint64_t kMaxStreamedBytes = std::uint64_t{8} << 30;
+inline constexpr double kMaxInflateRatio = 100;
+inline constexpr std::uint64_t kInflateFloorBytes = std::uint64_t{16} << 20;
+
+// The most a compressed file of `compressed_bytes` may decompress to (before the absolute cap).
+std::uint64_t inflate_cap_bytes(std::uint64_t compressed_bytes);
+
 class GzipInputBuffer : public std::streambuf {
  public:
-  // Throws InputError when the file cannot be opened.
-  explicit GzipInputBuffer(const std::string& path, size_t buffer_bytes = 1 << 18);
+  // Throws InputError when the file is not a regular file or cannot be opened; `what` names
+  // what was expected ("a Kineto trace"). Remembers it as an input (sim/core/input_file.h).
+  GzipInputBuffer(const std::string& path, const std::string& what, size_t buffer_bytes = 1 << 18);
   ~GzipInputBuffer() override;
   GzipInputBuffer(const GzipInputBuffer&) = delete;
   GzipInputBuffer& operator=(const GzipInputBuffer&) = delete;
@@ -28,8 +45,14 @@ class GzipInputBuffer : public std::streambuf {
   int_type underflow() override;
 
  private:
+  void check_cap(size_t got) const;
+
   std::string path_;
+  std::string what_;
   gzFile file_ = nullptr;
+  bool compressed_ = false;
+  std::uint64_t compressed_bytes_ = 0;
+  std::uint64_t cap_bytes_ = 0;  // the lower of the two caps that apply
   std::vector<char> buffer_;
   size_t consumed_ = 0;
 };

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "sim/core/input_error.h"
+#include "sim/core/physical_limits.h"
 #include "sim/cost/kernel_class.h"
 #include "sim/import/gzip_input.h"
 #include "sim/import/kineto_trace.h"
@@ -34,6 +35,16 @@ struct RawEvent {
   Scalar wait_on_stream, record_correlation, src_rank, dst_rank;
   void clear() { *this = RawEvent{}; }
 };
+
+// Ranges of the numbers kept (sim/core/physical_limits.h for sizes and durations). Identifiers
+// (correlation, External id, thread ids) are integers: beyond 2^53 a double no longer holds them
+// exactly, and they are kept in 64-bit integers.
+constexpr double kMaxId = 9007199254740992.0;  // 2^53
+// Timestamps are microseconds since an epoch (about 1.7e15 today): 1e18 µs is 31,700 years.
+constexpr double kMaxTimestamp_us = 1e18;
+constexpr double kMaxDuration_us = limits::kTaskDuration_s.max * 1e6;
+// Device, stream and rank numbers are small integers.
+constexpr double kMaxIndex = 1e9;
 
 enum class Role { root, events, event, event_args, input_types, dist_info, devices, device, other };
 
@@ -109,7 +120,8 @@ class KinetoSax {
       finish_event();
       ++trace_.events_seen;
     } else if (role == Role::device && device_name_.present && !device_name_.is_number) {
-      trace_.device_names[device_id_.is_number ? static_cast<int>(device_id_.number) : 0] = device_name_.text;
+      const bool numbered = device_id_.is_number && device_id_.number >= 0 && device_id_.number <= kMaxIndex;
+      trace_.device_names[numbered ? static_cast<int>(device_id_.number) : 0] = device_name_.text;
     }
     return true;
   }
@@ -124,8 +136,8 @@ class KinetoSax {
           event_.input_dtype = std::move(value.text);
         break;
       case Role::dist_info:
-        if (key_ == "rank") trace_.rank = whole_number(value, "distributedInfo.rank");
-        else if (key_ == "world_size") trace_.world_size = whole_number(value, "distributedInfo.world_size");
+        if (key_ == "rank") trace_.rank = whole_number(value, "distributedInfo.rank", limits::kMaxWorldSize);
+        else if (key_ == "world_size") trace_.world_size = whole_number(value, "distributedInfo.world_size", limits::kMaxWorldSize);
         else if (key_ == "nccl_version" && !value.is_number) trace_.nccl_version = value.text;
         break;
       case Role::device:
@@ -137,9 +149,13 @@ class KinetoSax {
     return true;
   }
 
-  int whole_number(const Scalar& value, const std::string& field) const {
-    if (!value.is_number || value.number != std::floor(value.number) || std::fabs(value.number) > 1e9)
-      throw InputError(trace_.source, field, "expected a whole number, got " + (value.is_number ? std::to_string(value.number) : "'" + value.text + "'"));
+  // distributedInfo's rank and world size: whole numbers up to 2^24 (a world of 1e9 ranks would
+  // make every per-rank table of the import that large).
+  int whole_number(const Scalar& value, const std::string& field, long long max) const {
+    if (!value.is_number || value.number != std::floor(value.number))
+      throw InputError(trace_.source, field, "expected a whole number, got " + (value.is_number ? limits::format_number(value.number) : "'" + value.text + "'"));
+    if (std::fabs(value.number) > static_cast<double>(max))
+      throw InputError(trace_.source, field, "must be at most 2^24 (" + std::to_string(max) + "), got " + limits::format_number(value.number));
     return static_cast<int>(value.number);
   }
 
@@ -175,21 +191,31 @@ class KinetoSax {
     return "traceEvents[" + std::to_string(trace_.events_seen) + "]." + name;
   }
 
-  // A required number; `what` says which kind of event needs it.
-  double number(const Scalar& value, const std::string& name, const char* what) const {
+  // A required number between `min` and `max` (`range`: how messages say it); `what` says which
+  // kind of event needs it.
+  double number(const Scalar& value, const std::string& name, const char* what, double min, double max,
+                const std::string& range = "") const {
     if (!value.present) throw InputError(trace_.source, field(name), std::string("missing (") + what + " needs it)");
     if (!value.is_number) throw InputError(trace_.source, field(name), "expected a number, got '" + value.text + "'");
-    if (!std::isfinite(value.number)) throw InputError(trace_.source, field(name), "expected a finite number");
+    if (!(value.number >= min && value.number <= max))  // also NaN
+      throw InputError(trace_.source, field(name),
+                       "must be " + (range.empty() ? "between " + limits::format_number(min) + " and " + limits::format_number(max) : range) +
+                           ", got " + limits::format_number(value.number));
     return value.number;
   }
-  double optional_number(const Scalar& value, const std::string& name, double fallback) const {
+  double optional_number(const Scalar& value, const std::string& name, double fallback, double min, double max,
+                         const std::string& range = "") const {
     if (!value.present) return fallback;
-    return number(value, name, "");
+    return number(value, name, "", min, max, range);
+  }
+  // An optional identifier or index, kept as an integer (-1 when absent).
+  int64_t optional_id(const Scalar& value, const std::string& name, double max = kMaxId) const {
+    return static_cast<int64_t>(optional_number(value, name, -1, -max, max));
   }
   // Thread ids are numbers in Kineto's output, but some tools write strings.
   int64_t thread_id(const Scalar& value, const char* what) const {
     if (!value.present) throw InputError(trace_.source, field("tid"), std::string("missing (") + what + " needs it)");
-    if (value.is_number) return static_cast<int64_t>(value.number);
+    if (value.is_number) return static_cast<int64_t>(number(value, "tid", what, -kMaxId, kMaxId));
     return static_cast<int64_t>(std::hash<std::string>{}(value.text) >> 1);
   }
   int intern(const std::string& name) {
@@ -198,9 +224,9 @@ class KinetoSax {
     return it->second;
   }
   void timing(double& ts_us, double& dur_us, const char* what) const {
-    ts_us = number(event_.ts, "ts", what);
-    dur_us = number(event_.dur, "dur", what);
-    if (dur_us < 0) throw InputError(trace_.source, field("dur"), "must be >= 0");
+    ts_us = number(event_.ts, "ts", what, -kMaxTimestamp_us, kMaxTimestamp_us);
+    if (event_.dur.is_number && event_.dur.number < 0) throw InputError(trace_.source, field("dur"), "must be >= 0");
+    dur_us = number(event_.dur, "dur", what, 0, kMaxDuration_us, "at most 1e12 µs (1e6 s, 11.6 days)");
   }
 
   // The NCCL metadata of the current event (a kernel's or record_param_comms'), kept.
@@ -208,10 +234,11 @@ class KinetoSax {
     const RawEvent& e = event_;
     KinetoNcclArgs nccl;
     nccl.collective = e.collective.text;
-    nccl.in_nelems = optional_number(e.in_nelems, "args.In msg nelems", -1);
-    nccl.out_nelems = optional_number(e.out_nelems, "args.Out msg nelems", -1);
+    // Element counts: at most 2^60 (elements are at least a byte; sizes are capped there).
+    nccl.in_nelems = optional_number(e.in_nelems, "args.In msg nelems", -1, -1, limits::kMaxBytes, "at most 2^60 elements");
+    nccl.out_nelems = optional_number(e.out_nelems, "args.Out msg nelems", -1, -1, limits::kMaxBytes, "at most 2^60 elements");
     nccl.dtype = e.dtype.present ? e.dtype.text : std::string();
-    nccl.group_size = static_cast<int>(optional_number(e.group_size, "args.Group size", -1));
+    nccl.group_size = static_cast<int>(optional_id(e.group_size, "args.Group size", limits::kMaxWorldSize));
     nccl.process_group_ranks = e.pg_ranks.present ? e.pg_ranks.text : std::string();
     // Newer fields, read when they are whole numbers and ignored otherwise.
     auto rank = [](const Scalar& value) {
@@ -229,8 +256,10 @@ class KinetoSax {
     const std::string& cat = e.cat.text;
     const std::string name = e.name.present && !e.name.is_number ? e.name.text : std::string();
     if (e.ph.text == "i" && cat == "cpu_instant_event" && name == "[memory]") {
-      const double bytes = optional_number(e.alloc_bytes, "args.Bytes", 0);
-      if (bytes > 0) trace_.allocations.push_back({thread_id(e.tid, "a memory event"), number(e.ts, "ts", "a memory event"), bytes});
+      const double bytes = optional_number(e.alloc_bytes, "args.Bytes", 0, -limits::kMaxBytes, limits::kMaxBytes);  // < 0: a free
+      if (bytes > 0)
+        trace_.allocations.push_back({thread_id(e.tid, "a memory event"),
+                                      number(e.ts, "ts", "a memory event", -kMaxTimestamp_us, kMaxTimestamp_us), bytes});
       return;
     }
     if (e.ph.text != "X") return;  // flows, metadata, other instants
@@ -239,14 +268,13 @@ class KinetoSax {
       KinetoGpuOp op;
       op.kind = cat == "kernel" ? KinetoGpuOp::Kind::kernel : cat == "gpu_memcpy" ? KinetoGpuOp::Kind::memcpy : KinetoGpuOp::Kind::memset;
       timing(op.ts_us, op.dur_us, what);
-      const double stream = number(e.stream, "args.stream", what);
-      if (stream < 0 || stream > 1e9 || stream != std::floor(stream))
-        throw InputError(trace_.source, field("args.stream"), "expected a stream number >= 0");
+      const double stream = number(e.stream, "args.stream", what, 0, kMaxIndex);
+      if (stream != std::floor(stream)) throw InputError(trace_.source, field("args.stream"), "expected a stream number >= 0");
       op.stream = static_cast<int>(stream);
-      op.device = static_cast<int>(optional_number(e.device, "args.device", 0));
-      op.correlation = static_cast<int64_t>(number(e.correlation, "args.correlation", what));
-      op.external_id = static_cast<int64_t>(optional_number(e.external_id, "args.External id", -1));
-      op.bytes = optional_number(e.bytes, "args.bytes", -1);
+      op.device = static_cast<int>(optional_number(e.device, "args.device", 0, -1, kMaxIndex));
+      op.correlation = static_cast<int64_t>(number(e.correlation, "args.correlation", what, -kMaxId, kMaxId));
+      op.external_id = optional_id(e.external_id, "args.External id");
+      op.bytes = optional_number(e.bytes, "args.bytes", -1, -1, limits::kMaxBytes, limits::kBytes.text);
       op.name = intern(name);
       if (e.collective.present) op.nccl = add_nccl_args();
       trace_.gpu_ops.push_back(std::move(op));
@@ -259,16 +287,16 @@ class KinetoSax {
       KinetoRuntimeCall call;
       timing(call.ts_us, call.dur_us, what);
       call.tid = thread_id(e.tid, what);
-      call.correlation = static_cast<int64_t>(optional_number(e.correlation, "args.correlation", -1));
+      call.correlation = optional_id(e.correlation, "args.correlation");
       call.name = intern(name);
       trace_.runtime_calls.push_back(call);
     } else if (cat == "cuda_sync") {
       KinetoCudaSync sync;
       sync.kind = intern(name);
-      sync.stream = static_cast<int>(optional_number(e.stream, "args.stream", -1));
-      sync.correlation = static_cast<int64_t>(optional_number(e.correlation, "args.correlation", -1));
-      sync.wait_on_stream = static_cast<int>(optional_number(e.wait_on_stream, "args.wait_on_stream", -1));
-      sync.record_correlation = static_cast<int64_t>(optional_number(e.record_correlation, "args.wait_on_cuda_event_record_corr_id", -1));
+      sync.stream = static_cast<int>(optional_id(e.stream, "args.stream", kMaxIndex));
+      sync.correlation = optional_id(e.correlation, "args.correlation");
+      sync.wait_on_stream = static_cast<int>(optional_id(e.wait_on_stream, "args.wait_on_stream", kMaxIndex));
+      sync.record_correlation = optional_id(e.record_correlation, "args.wait_on_cuda_event_record_corr_id");
       trace_.cuda_syncs.push_back(sync);
     } else if (cat == "cpu_op" || cat == "user_annotation") {
       const char* what = "a CPU operator event";
@@ -286,7 +314,7 @@ class KinetoSax {
       KinetoCpuOp op;
       timing(op.ts_us, op.dur_us, what);
       op.tid = thread_id(e.tid, what);
-      op.external_id = static_cast<int64_t>(optional_number(e.external_id, "args.External id", -1));
+      op.external_id = optional_id(e.external_id, "args.External id");
       op.name = intern(name);
       if (!e.input_dtype.empty()) op.input_dtype = intern(e.input_dtype);
       if (e.collective.present && name == "record_param_comms") op.nccl = add_nccl_args();
@@ -309,7 +337,7 @@ class KinetoSax {
 KinetoTrace read_kineto_trace(const std::string& path) {
   KinetoTrace trace;
   trace.source = path;
-  GzipInputBuffer buffer(path);
+  GzipInputBuffer buffer(path, "a Kineto trace (.json or .json.gz)");
   std::istream input(&buffer);
   KinetoSax sax(trace);
   // Errors surface as InputError from the handler or from the gzip buffer; sax_parse returns

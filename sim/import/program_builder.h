@@ -77,6 +77,7 @@ class ProgramBuilder {
   void set_collective(Task& task, int op, int64_t tid);
   void set_point_to_point(Task& task, int op);
   void set_communicator(Task& task, std::vector<int> ranks, const std::string& kernel);
+  int world_communicator();  // made on first use
   void order_tasks();
 
   // blocking_calls.cpp
@@ -132,6 +133,7 @@ class ProgramBuilder {
   int rank_;
   int world_size_;
   std::map<std::vector<int>, int>& communicators_;
+  int world_communicator_ = -1;
 
   std::vector<Window> windows_;
   int64_t main_tid_ = 0;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "sim/core/input_error.h"
+#include "sim/core/physical_limits.h"
 #include "sim/import/gpu_op_class.h"
 #include "sim/import/nccl_kernel_names.h"
 #include "sim/import/p2p_inference.h"
@@ -213,6 +214,10 @@ void ProgramBuilder::set_collective(Task& task, int i, int64_t tid) {
       elements = 0;
     }
     task.bytes = elements * element_bytes;
+    if (!limits::within(task.bytes, limits::kBytes))
+      throw InputError(trace_.source, "traceEvents: kernel '" + name_of(op) + "' args.In msg nelems",
+                       limits::out_of_range(limits::kBytes, limits::format_number(task.bytes) + " bytes (" +
+                                                                limits::format_number(elements) + " elements of " + task.dtype + ")"));
     if (!args.process_group_ranks.empty())
       ranks = parse_rank_list(args.process_group_ranks, trace_.source, "traceEvents: kernel '" + name_of(op) + "' args.Process Group Ranks");
   } else {
@@ -238,21 +243,34 @@ void ProgramBuilder::set_collective(Task& task, int i, int64_t tid) {
   set_communicator(task, std::move(ranks), name_of(op));
 }
 
-// The communicator of a collective over `ranks` (global ranks; empty: the world).
+// The communicator of a collective over `ranks` (global ranks; empty: the world). The world's
+// communicator is made once per import: building and sorting its rank list for every kernel
+// cost O(world) each, minutes for a trace claiming a world of 2^24 ranks.
 void ProgramBuilder::set_communicator(Task& task, std::vector<int> ranks, const std::string& kernel) {
-  if (ranks.empty())
-    for (int r = 0; r < world_size_; ++r) ranks.push_back(r);
-  std::vector<int> sorted = ranks;
-  std::sort(sorted.begin(), sorted.end());
-  for (int r : sorted)
-    if (r < 0 || r >= world_size_)
-      throw InputError(trace_.source, "traceEvents: kernel '" + kernel + "' args.Process Group Ranks",
-                       "rank " + std::to_string(r) + " is outside the world of " + std::to_string(world_size_));
-  if (static_cast<int>(sorted.size()) != world_size_)
-    throw InputError(trace_.source, "traceEvents: kernel '" + kernel + "' args.Process Group Ranks",
-                     "process groups smaller than the world (" + rank_list_text(sorted) + ") are not supported yet");
-  auto [it, added] = communicators_.emplace(sorted, static_cast<int>(communicators_.size()));
-  task.communicator = it->second;
+  if (ranks.empty()) {
+    task.communicator = world_communicator();
+    return;
+  }
+  std::sort(ranks.begin(), ranks.end());
+  const std::string field = "traceEvents: kernel '" + kernel + "' args.Process Group Ranks";
+  for (size_t k = 0; k < ranks.size(); ++k) {
+    if (ranks[k] < 0 || ranks[k] >= world_size_)
+      throw InputError(trace_.source, field, "rank " + std::to_string(ranks[k]) + " is outside the world of " + std::to_string(world_size_));
+    if (k > 0 && ranks[k] == ranks[k - 1]) throw InputError(trace_.source, field, "rank " + std::to_string(ranks[k]) + " is listed twice");
+  }
+  if (static_cast<int>(ranks.size()) != world_size_)
+    throw InputError(trace_.source, field,
+                     "process groups smaller than the world (" + rank_list_text(ranks) + ") are not supported yet");
+  task.communicator = world_communicator();  // distinct ranks of the world, all of them
+}
+
+int ProgramBuilder::world_communicator() {
+  if (world_communicator_ < 0) {
+    std::vector<int> world(world_size_);
+    for (int r = 0; r < world_size_; ++r) world[r] = r;
+    world_communicator_ = communicators_.emplace(std::move(world), static_cast<int>(communicators_.size())).first->second;
+  }
+  return world_communicator_;
 }
 
 // An NCCL send/recv kernel: a message, or an all-to-all, once p2p_inference.h can say which;

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "sim/core/input_error.h"
+#include "sim/core/physical_limits.h"
 #include "sim/core/preset_paths.h"
 #include "sim/core/yaml_input.h"
 #include "sim/core/quantity_parse.h"
@@ -34,43 +35,44 @@ using namespace yaml;  // Field, MapReader, read_* (sim/core/yaml_input.h)
 
 using QuantityParser = std::optional<double> (*)(const std::string&);
 
-double read_quantity(const Field& field, QuantityParser parse, const std::string& expected) {
+// A quantity within its physical range (sim/core/physical_limits.h); `positive`: 0 is refused
+// even where the range starts at 0 (a size).
+double read_quantity(const Field& field, QuantityParser parse, const std::string& expected,
+                     const limits::Range& range, bool positive = false) {
   const std::string text = read_scalar(field);
   std::optional<double> value = parse(text);
-  if (!value || !std::isfinite(*value)) field.fail("expected " + expected + ", got '" + text + "'");
+  if (!value) field.fail("expected " + expected + ", got '" + text + "'");
+  if (positive && *value <= 0) field.fail("must be positive, got '" + text + "'");
+  if (!limits::within(*value, range)) field.fail(limits::out_of_range(range, "'" + text + "'"));  // also inf, NaN
   return *value;
 }
 
 double read_positive_bandwidth_Bps(const Field& field) {
-  double value_Bps = read_quantity(field, parse_bandwidth_Bps, "a bandwidth such as 25GB/s or 100Gbps");
-  if (value_Bps <= 0) field.fail("a bandwidth must be positive");
-  return value_Bps;
+  return read_quantity(field, parse_bandwidth_Bps, "a bandwidth such as 25GB/s or 100Gbps", limits::kBandwidth_Bps, true);
 }
 
 double read_latency_s(const Field& field) {
   // A bare 0 needs no unit; any other time does ("1us"), so that "1" cannot mean a second by accident.
   if (field.node().IsScalar() && trim(field.node().Scalar()) == "0") return 0;
-  double value_s = read_quantity(field, parse_seconds, "a time such as 1.5us or 2ms");
-  if (value_s < 0) field.fail("a latency must not be negative");
-  return value_s;
+  const std::string text = read_scalar(field);
+  if (auto value = parse_seconds(text); value && *value < 0) field.fail("a latency must not be negative, got '" + text + "'");
+  return read_quantity(field, parse_seconds, "a time such as 1.5us or 2ms", limits::kLatency_s);
 }
 
 double read_positive_bytes(const Field& field) {
-  double value_bytes = read_quantity(field, parse_bytes, "a size such as 32GiB or 80GB");
-  if (value_bytes <= 0) field.fail("a size must be positive");
-  return value_bytes;
+  return read_quantity(field, parse_bytes, "a size such as 32GiB or 80GB", limits::kBytes, true);
 }
 
 double read_positive_flops_per_s(const Field& field) {
-  double value = read_quantity(field, parse_flops_per_s, "a FLOP rate such as 125TFLOPS or 15.7 TFLOP/s");
-  if (value <= 0) field.fail("a FLOP rate must be positive");
-  return value;
+  return read_quantity(field, parse_flops_per_s, "a FLOP rate such as 125TFLOPS or 15.7 TFLOP/s",
+                       limits::kFlopRate_per_s, true);
 }
 
 double read_efficiency(const Field& field) {
   double value = read_number(field);
   if (value <= 0 || value > 1)
     field.fail("an efficiency is the achievable fraction of the nominal rate: it must be in (0, 1]");
+  if (!limits::within(value, limits::kEfficiency)) field.fail(limits::out_of_range(limits::kEfficiency, read_scalar(field)));
   return value;
 }
 
@@ -381,8 +383,11 @@ NetworkSpec read_network(const Field& field) {
   }
   if (auto ratio = map.optional("oversubscription")) {
     network.oversubscription = read_number(*ratio);
-    if (network.oversubscription < 1)
-      ratio->fail("oversubscription is down-bandwidth / up-bandwidth of a leaf switch: it must be >= 1");
+    // A leaf keeps at least one port up: down / up is at most radix - 1 (63:1 at radix 64).
+    const int max_ratio = network.switch_radix - 1;
+    if (network.oversubscription < 1 || network.oversubscription > max_ratio)
+      ratio->fail("oversubscription is down-bandwidth / up-bandwidth of a leaf switch: it must be between 1 and " +
+                  std::to_string(max_ratio) + " (switch_radix - 1: one port up), got " + read_scalar(*ratio));
   }
   return network;
 }
@@ -442,6 +447,8 @@ const char* to_string(GpuArchitecture architecture) {
 }
 
 GpuSpec read_gpu_spec(const Field& field) { return read_gpu(field); }
+
+const std::vector<std::string>& gpu_precisions() { return kPrecisions; }
 
 std::optional<double> parse_flops_per_s(const std::string& raw) {
   const std::string text = trim(raw);

@@ -30,6 +30,10 @@ std::vector<std::string> platform_presets();
 // model's reference GPUs are written the same way.
 GpuSpec read_gpu_spec(const yaml::Field& field);
 
+// The precisions a GPU's peak_flops may name (fp64, fp32, tf32, fp16, bf16, fp8); the cost
+// model's precisions and peaks are the same names.
+const std::vector<std::string>& gpu_precisions();
+
 // "125TFLOPS", "15.7 TFLOP/s", "1.5e13": FLOP/s, or nullopt when the text is not a FLOP rate.
 // Prefixes G, T, P are powers of 1000.
 std::optional<double> parse_flops_per_s(const std::string& text);

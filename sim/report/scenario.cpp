@@ -152,7 +152,12 @@ PointResult simulate_point(const Scenario& scenario, const StrategySpec& strateg
   if (strategy.is_tensor_pipeline()) result.tensor_pipeline = tensor_pipeline_plan(scenario, strategy, gpus);
   else check_point(scenario, strategy, gpus);
   const ExecutionGraph graph = lower_point(scenario, result);
-  result.replay = replay(graph, scenario.platform, scenario.replay);
+  try {
+    result.replay = replay(graph, scenario.platform, scenario.replay);
+  } catch (const ReplayDeadlock& deadlock) {
+    if (scenario.model) throw;  // a graph scalecast built: a bug, not the user's input
+    throw InputError(scenario.source, deadlock.field(), deadlock.what());
+  }
   result.step = report_steps(result.replay.timeline);
   if (const ModelGraph* statistics = scenario.statistics()) {
     TrainingEstimate training;

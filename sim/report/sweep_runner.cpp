@@ -140,7 +140,7 @@ void write_sweep_folder(const std::filesystem::path& folder, const std::string& 
   write_folder_atomically(folder.string(), [&](const std::string& staging) {
     const std::filesystem::path out = staging;
     write_file_atomically((out / "sweep.csv").string(), sweep_csv(rows, summary));
-    write_file_atomically((out / "sweep.json").string(), json.dump(2) + "\n");
+    write_file_atomically((out / "sweep.json").string(), json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     write_file_atomically((out / "time_to_train.svg").string(), time_to_train_svg(title, rows, summary));
     write_file_atomically((out / "step_breakdown.svg").string(), step_breakdown_svg(title, rows));
   });

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "sim/core/input_error.h"
+#include "sim/core/physical_limits.h"
 
 namespace scalecast {
 
@@ -137,6 +138,9 @@ class Validator {
 
   void check_rank_programs() {
     if (graph_.program_of_rank.empty()) fail("rank_programs", "is empty; a trace needs at least one rank");
+    if (graph_.program_of_rank.size() > static_cast<size_t>(limits::kMaxWorldSize))
+      fail("rank_programs", "has " + std::to_string(graph_.program_of_rank.size()) + " ranks; a trace holds at most 2^24 (" +
+                                std::to_string(limits::kMaxWorldSize) + ")");
     const int program_count = static_cast<int>(graph_.programs.size());
     ranks_of_program_.assign(program_count, {});
     for (int rank = 0; rank < world_size(); ++rank) {
@@ -216,6 +220,13 @@ class Validator {
     if (!std::isfinite(value) || value < 0) fail(field, "is " + format_number(value) + "; expected a finite value >= 0");
   }
 
+  // Finite is not enough: a duration of 1e308 s or a message of 1e308 bytes would reach SimGrid
+  // as an infinite time or a byte count beyond 64 bits (sim/core/physical_limits.h).
+  void check_range(const std::string& field, double value, const limits::Range& range) const {
+    check_non_negative(field, value);
+    if (!limits::within(value, range)) fail(field, limits::out_of_range(range, format_number(value)));
+  }
+
   void check_task_values(int p, int t) {
     const Task& task = graph_.programs[p].tasks[t];
     const std::string path = task_path(p, t);
@@ -223,11 +234,12 @@ class Validator {
       case TaskKind::compute:
         // A negative duration is the IR's marker for "use the cost model"; only NaN/inf are wrong.
         if (!std::isfinite(task.duration_s)) fail(path + ".duration_s", "is not a finite number");
-        check_non_negative(path + ".flops", task.flops);
-        check_non_negative(path + ".memory_bytes", task.memory_bytes);
+        if (task.duration_s >= 0) check_range(path + ".duration_s", task.duration_s, limits::kTaskDuration_s);
+        check_range(path + ".flops", task.flops, limits::kFlops);
+        check_range(path + ".memory_bytes", task.memory_bytes, limits::kBytes);
         break;
       case TaskKind::collective: {
-        check_non_negative(path + ".bytes", task.bytes);
+        check_range(path + ".bytes", task.bytes, limits::kBytes);
         if (task.root < 0) fail(path + ".root", "is " + std::to_string(task.root) + "; expected an index >= 0");
         if (task.dtype.empty()) fail(path + ".dtype", "is empty");
         auto found = index_of_communicator_.find(task.communicator);
@@ -239,7 +251,7 @@ class Validator {
       }
       case TaskKind::send:
       case TaskKind::recv:
-        check_non_negative(path + ".bytes", task.bytes);
+        check_range(path + ".bytes", task.bytes, limits::kBytes);
         break;
     }
   }

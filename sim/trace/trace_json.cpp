@@ -19,6 +19,7 @@
 #include "sim/core/atomic_file.h"
 #include "sim/core/input_error.h"
 #include "sim/core/json_input.h"
+#include "sim/core/physical_limits.h"
 
 namespace scalecast {
 
@@ -298,7 +299,9 @@ ExecutionGraph read_directory(const fs::path& directory, const json& manifest, c
   parse_common_fields(fields, graph);
   int world_size = 0;
   fields.read_required("world_size", world_size);
-  if (world_size < 1) throw InputError(manifest_path, "world_size", "is " + std::to_string(world_size) + "; expected >= 1");
+  if (world_size < 1 || world_size > limits::kMaxWorldSize)
+    throw InputError(manifest_path, "world_size",
+                     "is " + std::to_string(world_size) + "; expected 1 to 2^24 (" + std::to_string(limits::kMaxWorldSize) + ")");
   const json& rank_files = json_array(fields.required("rank_files"), manifest_path, "rank_files");
   if (static_cast<int>(rank_files.size()) != world_size)
     throw InputError(manifest_path, "rank_files",

@@ -61,10 +61,15 @@ struct StatisticalEfficiency {
   std::string source;  // where the numbers come from (free text, shown in reports)
 };
 
+// The largest per-GPU (per-worker) batch a workload file or a command line may give: 2^24
+// samples, so that per-sample sizes and FLOPs scaled by it stay finite (training_graph checks
+// what a step then moves against sim/core/physical_limits.h).
+inline constexpr int kMaxBatchPerGpu = 1 << 24;
+
 struct ModelGraph {
   std::string name;
   std::string source;                 // file it was read from (for error messages)
-  int batch_per_gpu = 1;              // DP per-GPU batch; a hybrid worker of M GPUs keeps it per worker
+  int batch_per_gpu = 1;              // DP per-GPU batch (1..kMaxBatchPerGpu); a hybrid worker of M GPUs keeps it per worker
   double dataset_samples = 0;
   std::string target_metric;
   std::string precision = "fp32";     // which GPU peak the cost model uses

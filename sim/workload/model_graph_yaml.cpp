@@ -12,6 +12,7 @@
 #include <set>
 
 #include "sim/core/input_error.h"
+#include "sim/core/physical_limits.h"
 #include "sim/core/preset_paths.h"
 #include "sim/core/yaml_input.h"
 #include "sim/workload/model_graph.h"
@@ -23,24 +24,33 @@ namespace {
 
 using namespace yaml;
 
-// Bounds that only guard against absurd input.
-constexpr long long kMaxBatchPerGpu = 1 << 24;
+// Bounds that only guard against absurd input (and keep every product of them finite).
 constexpr size_t kMaxOperators = 1000000;
+// Training-set samples: 1e15, a hundred times the tokens of the largest LLM corpora (~1e13).
+constexpr limits::Range kSamples{0, 1e15, "at most 1e15 samples"};
+// Epochs to the target: 1e6 (ImageNet takes ~90, LLMs less than one).
+constexpr limits::Range kEpochs{0, 1e6, "at most 1e6 epochs"};
+// A global batch in samples: 1e12 (LLM batches are ~1e7 tokens).
+constexpr limits::Range kGlobalBatch{0, 1e12, "at most 1e12 samples"};
+// Weights, gradients and optimizer state per weight byte: Adam in mixed precision is ~4-8.
+constexpr limits::Range kStatePerParameterByte{0, 1024, "at most 1024"};
 
 
 // Softmax cross-entropy per logit: max, subtract, exp, sum, log and the label pick: about 5
 // FLOPs and the logits read once (a memory-bound kernel; the exact count hardly matters).
 constexpr double kLossFlopsPerLogit = 5;
 
-double read_non_negative(const Field& field) {
+double read_non_negative(const Field& field, const limits::Range& range) {
   const double value = read_number(field);
   if (value < 0) field.fail("must not be negative, got " + read_scalar(field));
+  if (!limits::within(value, range)) field.fail(limits::out_of_range(range, read_scalar(field)));
   return value;
 }
 
-double read_positive(const Field& field) {
+double read_positive(const Field& field, const limits::Range& range) {
   const double value = read_number(field);
   if (value <= 0) field.fail("must be positive, got " + read_scalar(field));
+  if (!limits::within(value, range)) field.fail(limits::out_of_range(range, read_scalar(field)));
   return value;
 }
 
@@ -57,8 +67,8 @@ StatisticalEfficiency read_statistical_efficiency(const Field& field) {
       if (!row.node().IsSequence() || row.node().size() != 2)
         row.fail("expected [global_batch, epochs], got " + row.kind());
       const std::vector<Field> parts = row.items();
-      const double batch = read_positive(parts[0].with_path(row.path() + ".global_batch"));
-      const double epochs = read_positive(parts[1].with_path(row.path() + ".epochs"));
+      const double batch = read_positive(parts[0].with_path(row.path() + ".global_batch"), kGlobalBatch);
+      const double epochs = read_positive(parts[1].with_path(row.path() + ".epochs"), kEpochs);
       if (batch <= previous_batch) row.fail("global batches must increase from one row to the next");
       previous_batch = batch;
       efficiency.measured.emplace_back(batch, epochs);
@@ -66,8 +76,8 @@ StatisticalEfficiency read_statistical_efficiency(const Field& field) {
     if (efficiency.measured.empty()) measured->fail("must hold at least one [global_batch, epochs] row");
     return efficiency;
   }
-  efficiency.min_epochs = read_positive(map.required("min_epochs"));
-  efficiency.critical_batch = read_positive(map.required("critical_batch"));
+  efficiency.min_epochs = read_positive(map.required("min_epochs"), kEpochs);
+  efficiency.critical_batch = read_positive(map.required("critical_batch"), kGlobalBatch);
   return efficiency;
 }
 
@@ -88,9 +98,9 @@ OperatorEntry read_operator(const Field& field) {
   Operator& op = entry.op;
   op.name = read_name(map.required("name"));
   op.kind = read_name(map.required("kind"));
-  op.flops_per_sample = read_non_negative(map.required("flops_per_sample"));
-  op.activation_bytes_per_sample = read_non_negative(map.required("activation_bytes_per_sample"));
-  if (auto params = map.optional("parameter_bytes")) op.parameter_bytes = read_non_negative(*params);
+  op.flops_per_sample = read_non_negative(map.required("flops_per_sample"), limits::kFlops);
+  op.activation_bytes_per_sample = read_non_negative(map.required("activation_bytes_per_sample"), limits::kBytes);
+  if (auto params = map.optional("parameter_bytes")) op.parameter_bytes = read_non_negative(*params, limits::kBytes);
   if (auto inputs = map.optional("inputs")) {
     for (const Field& item : inputs->items()) {
       // An input is an operator name, or {name: producer, bytes_per_sample: what the edge carries}.
@@ -98,7 +108,7 @@ OperatorEntry read_operator(const Field& field) {
       double edge_bytes = -1;
       if (item.node().IsMap()) {
         edge.emplace(item, std::vector<std::string>{"name", "bytes_per_sample"});
-        edge_bytes = read_non_negative(edge->required("bytes_per_sample"));
+        edge_bytes = read_non_negative(edge->required("bytes_per_sample"), limits::kBytes);
       }
       const Field input = edge ? edge->required("name") : item;
       const std::string name = read_name(input);
@@ -116,11 +126,11 @@ OperatorEntry read_operator(const Field& field) {
       shares->fail("an operator using another's weights has parameter_bytes 0 (they are counted at the owner)");
   }
   if (auto sparse = map.optional("sparse_gradient_bytes_per_sample"))
-    op.sparse_gradient_bytes_per_sample = read_non_negative(*sparse);
+    op.sparse_gradient_bytes_per_sample = read_non_negative(*sparse, limits::kBytes);
   if (auto input_bytes = map.optional("input_bytes_per_sample")) {
     if (!entry.input_names.empty())
       input_bytes->fail("only an operator without inputs reads from the data loader; this one has inputs");
-    op.input_bytes_per_sample = read_non_negative(*input_bytes);
+    op.input_bytes_per_sample = read_non_negative(*input_bytes, limits::kBytes);
   }
   return entry;
 }
@@ -296,12 +306,21 @@ TransformerSpec read_transformer(const Field& field) {
 }
 
 // Operators listed in the file, or derived from its transformer; exactly one of the two.
+// DP exchanges all the weights: their sum is a message size too, held to the same range.
+void check_weights_sum(const std::vector<Operator>& operators, const Field& at) {
+  double weights_bytes = 0;
+  for (const Operator& op : operators) weights_bytes += op.parameter_bytes;
+  if (!limits::within(weights_bytes, limits::kBytes))
+    at.fail("the operators' parameter_bytes in all " + limits::out_of_range(limits::kBytes, limits::format_number(weights_bytes)));
+}
+
 void read_operators(const MapReader& top, ModelGraph& model) {
   if (auto transformer = top.optional("transformer")) {
     if (top.has("operators"))
       top.required("operators").fail("give either operators or a transformer section (which derives them), not both");
     model.transformer = read_transformer(*transformer);
     model.operators = transformer_operators(*model.transformer, bytes_per_activation_value(model.precision));
+    check_weights_sum(model.operators, *transformer);
     add_or_check_loss(model, *transformer);
     return;
   }
@@ -318,6 +337,7 @@ void read_operators(const MapReader& top, ModelGraph& model) {
   }
   if (entries.empty()) list.fail("must list at least one operator");
   model.operators = order_operators(entries, list);
+  check_weights_sum(model.operators, list);
   add_or_check_loss(model, list);
 }
 
@@ -339,11 +359,11 @@ ModelGraph read_model_graph(const YAML::Node& root, const std::string& source) {
   }
   model.batch_per_gpu = static_cast<int>(read_integer(top.required("batch_per_gpu"), 1, kMaxBatchPerGpu));
   if (auto state = top.optional("state_bytes_per_parameter_byte"))
-    model.state_bytes_per_parameter_byte = read_positive(*state);
+    model.state_bytes_per_parameter_byte = read_positive(*state, kStatePerParameterByte);
   {
     MapReader dataset(top.required("dataset"), {"name", "samples"});
     if (auto name = dataset.optional("name")) read_name(*name);
-    model.dataset_samples = read_positive(dataset.required("samples"));
+    model.dataset_samples = read_positive(dataset.required("samples"), kSamples);
   }
   model.target_metric = read_name(top.required("target_metric"));
   model.statistical_efficiency = read_statistical_efficiency(top.required("statistical_efficiency"));

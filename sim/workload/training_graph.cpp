@@ -8,6 +8,9 @@
 
 #include <stdexcept>
 
+#include "sim/core/input_error.h"
+#include "sim/core/physical_limits.h"
+
 namespace scalecast {
 
 namespace {
@@ -18,6 +21,24 @@ double input_activation_bytes(const ModelGraph& model, int op) {
   double bytes = 0;
   for (size_t k = 0; k < o.inputs.size(); ++k) bytes += input_edge_bytes(model, op, k);
   return bytes;
+}
+
+// Per-sample figures within their ranges can still, times a batch of up to kMaxBatchPerGpu,
+// exceed what scalecast simulates (2^60 bytes: messages are counted in 64-bit integers by
+// SimGrid; 1e24 FLOPs). The workload's file is named, with the operator and the batch.
+void check_scaled_sizes(const ModelGraph& model, const TrainingGraph& graph, int batch) {
+  auto fail = [&](int op, const std::string& what, const limits::Range& range, double value) {
+    throw InputError(model.source, "operators (" + model.operators[op].name + ")",
+                     what + " at batch " + std::to_string(batch) + " " + limits::out_of_range(range, limits::format_number(value)) +
+                         ": lower the batch or the per-sample figures");
+  };
+  for (const StepTask& task : graph.tasks) {
+    if (!limits::within(task.flops, limits::kFlops)) fail(task.op, "its FLOPs", limits::kFlops, task.flops);
+    if (!limits::within(task.memory_bytes, limits::kBytes)) fail(task.op, "its memory traffic", limits::kBytes, task.memory_bytes);
+  }
+  for (const StepEdge& edge : graph.edges)
+    if (!limits::within(edge.bytes, limits::kBytes))
+      fail(graph.tasks[edge.from].op, "its output", limits::kBytes, edge.bytes);
 }
 
 }  // namespace
@@ -86,6 +107,7 @@ TrainingGraph training_graph(const ModelGraph& model, int batch) {
         graph.edges.push_back({grad_input[consumer], task, bytes * b});
     }
   }
+  check_scaled_sizes(model, graph, batch);
   return graph;
 }
 

@@ -135,6 +135,45 @@ TEST_F(BadInput, CollectiveWhoseRanksDisagreeOnMembership) {
   expect_input_error("simulate --platform dgx-a100 --trace " + path, {"membership.json", "communicator"});
 }
 
+// Each communicator's collectives agree and every send has its recv, yet no order of execution
+// meets them: the replay names each waiting rank, its task and whom it waits for (exit 2, not
+// an internal error).
+TEST_F(BadInput, TraceWhoseRanksWaitForEachOther) {
+  auto crossed = write_file(dir, "crossed.json", R"({"format":"scalecast-trace","version":2,
+    "communicators":[{"id":0,"name":"a","ranks":[0,1]},{"id":1,"name":"b","ranks":[0,1]}],
+    "programs":[{"tasks":[{"kind":"collective","name":"A","op":"allreduce","communicator":0,"bytes":1024},
+                          {"kind":"collective","name":"B","op":"allreduce","communicator":1,"bytes":1024,"deps":[0]}]},
+                {"tasks":[{"kind":"collective","name":"B","op":"allreduce","communicator":1,"bytes":1024},
+                          {"kind":"collective","name":"A","op":"allreduce","communicator":0,"bytes":1024,"deps":[0]}]}],
+    "rank_programs":[0,1]})");
+  expect_input_error("simulate --platform dgx-a100 --trace " + crossed,
+                     {"crossed.json", "programs[0].tasks[0]", "wait for each other",
+                      "rank 0 waits in programs[0].tasks[0] ('A', allreduce #0 on communicator 0 (a)) for rank 1",
+                      "rank 1 waits in programs[1].tasks[0] ('B', allreduce #0 on communicator 1 (b)) for rank 0"});
+  auto receive_first = write_file(dir, "recvfirst.json", R"({"format":"scalecast-trace","version":2,
+    "programs":[{"tasks":[{"kind":"recv","name":"r","peer_offset":1,"bytes":64},{"kind":"send","name":"s","peer_offset":1,"bytes":64,"deps":[0]}]},
+                {"tasks":[{"kind":"recv","name":"r","peer_offset":-1,"bytes":64},{"kind":"send","name":"s","peer_offset":-1,"bytes":64,"deps":[0]}]}],
+    "rank_programs":[0,1]})");
+  expect_input_error("sweep --platform dgx-a100 --trace " + receive_first + " --gpus 2 -o " + dir + "/sweep",
+                     {"recvfirst.json", "rank 0 waits in programs[0].tasks[0] ('r', recv #0 from rank 1 with tag 0) for rank 1"});
+  EXPECT_FALSE(std::filesystem::exists(dir + "/sweep"));
+}
+
+// YAML is UTF-8: a stray Latin-1 byte is refused where it is read, not by the JSON writer after
+// the simulation. File names are any bytes: they reach JSON outputs with U+FFFD in their place.
+TEST_F(BadInput, TextThatIsNotUtf8) {
+  std::string text = kSmallPlatform;
+  text.replace(text.find("tiny"), 4, "caf\xE9");
+  auto path = write_file(dir, "latin1.yaml", text);
+  expect_input_error("simulate --platform " + path + " --workload resnet50 --json",
+                     {"latin1.yaml", "not UTF-8", "byte 0xE9 at line 1, column 10"});
+  const std::string workload = dir + "/resnet-\xE9.yaml";
+  std::filesystem::copy_file(std::string(SCALECAST_SOURCE_DIR) + "/workloads/resnet50.yaml", workload);
+  const auto result = run_scalecast("simulate --platform dgx-a100 --gpus 2 --workload '" + workload + "' --json");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("resnet-\xEF\xBF\xBD.yaml\""), std::string::npos) << result.out;
+}
+
 TEST_F(BadInput, UnwritableTimelineLeavesNoFile) {
   const std::string target = dir + "/missing-folder/timeline.json";
   expect_input_error("simulate --platform dgx-a100 --workload resnet50 --timeline " + target, {"timeline.json"});
@@ -162,6 +201,23 @@ TEST_F(BadInput, CollectiveBadSizeAndOp) {
   expect_input_error("collective --platform dgx-a100 --gpus 8 -b 8 -e 1M -f 1", {"-f"});
   expect_input_error("collective --platform dgx-a100 --gpus 8 -b 8parsecs", {"-b"});
   expect_input_error("collective --platform dgx-a100 --gpus 8 --bytes 1MB -b 8", {"--bytes", "-b/-e/-f"});
+  // Beyond 2^60 bytes a size no longer fits SimGrid's 64-bit counts (1e20 once ran as 29 µs).
+  expect_input_error("collective --platform dgx-a100 --gpus 16 --bytes 1e20", {"--bytes", "at most 2^60 bytes", "1e+20"});
+  expect_input_error("collective --platform dgx-a100 --gpus 8 --bytes 1MB,2000000TiB", {"--bytes", "2^60"});
+  expect_input_error("collective --platform dgx-a100 --gpus 8 -b 8 -e 1e30", {"-e", "2^60"});
+}
+
+TEST_F(BadInput, SimGridSettingItDoesNotKnow) {
+  setenv("SCALECAST_SIMGRID_CFG", "bogus/thing:1", 1);
+  const auto result = run_scalecast("collective --platform dgx-a100 --gpus 8 --bytes 1MB");
+  unsetenv("SCALECAST_SIMGRID_CFG");
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("SCALECAST_SIMGRID_CFG: Bad config key: bogus/thing"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("Existing config keys"), std::string::npos) << result.err;
+}
+
+TEST_F(BadInput, SweepOutputThatIsEmpty) {
+  expect_input_error("sweep --platform dgx-a100 --workload resnet50 --gpus 8 --out ''", {"--output", "is empty"});
 }
 
 // An algorithm or protocol that does not apply is refused, not replaced by another.

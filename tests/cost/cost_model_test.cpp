@@ -148,6 +148,15 @@ TEST(CostModel, TableIsReadStrictly) {
             "families[0].precisions.fp32.kinds.conv.compute_efficiency");
   EXPECT_EQ(field_of(with("memory_efficiency: 0.8", "memory_eff: 0.8")), "families[0].precisions.fp32.default.memory_eff");
   EXPECT_EQ(field_of(with("launch_overhead: 5us", "launch_overhead: 5")), "families[0].precisions.fp32.default.launch_overhead");
+  // Precision names are the GPU's (a typo such as fp-0 would never be looked up), peaks too.
+  EXPECT_EQ(field_of(with("      fp32:\n", "      fp-0:\n")), "families[0].precisions.fp-0");
+  EXPECT_EQ(field_of(with("peak: tf32", "peak: tf-32")), "families[0].precisions.fp32.peak");
+  EXPECT_EQ(field_of(with("      fp32:\n", "      [fp32]:\n")), "families[0].precisions");
+  // Ranges (sim/core/physical_limits.h): efficiencies from 0.001, overheads up to 1 s.
+  EXPECT_EQ(field_of(with("compute_efficiency: 0.25", "compute_efficiency: 1e-300")),
+            "families[0].precisions.fp32.kinds.conv.compute_efficiency");
+  EXPECT_EQ(field_of(with("launch_overhead: 5us", "launch_overhead: 1e308s")), "families[0].precisions.fp32.default.launch_overhead");
+  EXPECT_EQ(field_of(with("          lstm:", "          conv:")), "families[0].precisions.fp32.kinds.conv");
 }
 
 TEST(CostModel, ShippedTableCoversThePlatformGpus) {

@@ -152,6 +152,41 @@ TEST_F(ImportCli, WorldSizesDisagree) {
   expect_rejected(a + " " + b, {"b.json", "distributedInfo.world_size", "is 4 but"});
 }
 
+// Numbers a double holds but no machine reaches are refused where they are read, naming the
+// field and the range, instead of replaying as a 40 µs collective or aborting in SimGrid.
+TEST_F(ImportCli, NumbersOutsidePhysicalRanges) {
+  const std::string world1 = R"({"rank":0,"world_size":1})";
+  auto nccl_kernel = [&](const std::string& extra) {
+    return R"j({"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)","pid":0,"tid":7,"ts":10,"dur":5,)j"
+           R"("args":{"stream":7,"correlation":1,"Collective name":"allreduce","dtype":"Float",)" + extra + "}}";
+  };
+  expect_rejected(write_text("nelems.json", trace_text(world1, nccl_kernel(R"("In msg nelems":1e300)"))),
+                  {"nelems.json", "args.In msg nelems", "at most 2^60"});
+  // Within 2^60 elements, but not bytes once each element is 4 of them.
+  expect_rejected(write_text("bytes.json", trace_text(world1, nccl_kernel(R"("In msg nelems":1e18)"))),
+                  {"bytes.json", "args.In msg nelems", "at most 2^60 bytes", "4e+18 bytes"});
+  expect_rejected(write_text("world.json", trace_text(R"({"rank":0,"world_size":1e9})", kernel_event(R"("stream":7,"correlation":1)"))),
+                  {"world.json", "distributedInfo.world_size", "at most 2^24"});
+  expect_rejected(write_text("dur.json", trace_text(world1, R"({"ph":"X","cat":"kernel","name":"k","tid":7,"ts":10,"dur":1e308,"args":{"stream":7,"correlation":1}})")),
+                  {"dur.json", "traceEvents[0].dur", "at most 1e12"});
+  expect_rejected(write_text("tid.json", trace_text(world1, R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","tid":1e300,"ts":1,"dur":3,"args":{"correlation":1}})")),
+                  {"tid.json", "traceEvents[0].tid"});
+  expect_rejected(write_text("corr.json", trace_text(world1, kernel_event(R"("stream":7,"correlation":1e300)"))),
+                  {"corr.json", "traceEvents[0].args.correlation"});
+  expect_rejected(write_text("device.json", trace_text(world1, kernel_event(R"("stream":7,"device":1e100,"correlation":1)"))),
+                  {"device.json", "traceEvents[0].args.device"});
+  expect_rejected(write_text("group.json", trace_text(world1, nccl_kernel(R"("In msg nelems":4,"Group size":1e12)"))),
+                  {"group.json", "args.Group size"});
+}
+
+TEST_F(ImportCli, ProcessGroupListingARankTwice) {
+  const std::string event =
+      R"j({"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)","pid":0,"tid":7,"ts":10,"dur":5,)j"
+      R"("args":{"stream":7,"correlation":1,"Collective name":"allreduce","dtype":"Float","In msg nelems":4,"Process Group Ranks":"[0, 0]"}})";
+  expect_rejected(write_text("twice.json", trace_text(R"({"rank":0,"world_size":2})", event)),
+                  {"twice.json", "Process Group Ranks", "rank 0 is listed twice"});
+}
+
 TEST_F(ImportCli, NoGpuWork) {
   const std::string step = R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","tid":1,"ts":0,"dur":100})";
   expect_rejected(write_text("cpuonly.json", trace_text(R"({"rank":0,"world_size":1})", step)), {"cpuonly.json", "no GPU kernels"});
@@ -162,7 +197,39 @@ TEST_F(ImportCli, BadCommandLines) {
   const auto result = testing::run_scalecast("import nsys " + kA100 + " -o " + path("x.json"));
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.err.find("unknown input format 'nsys'"), std::string::npos) << result.err;
-  expect_rejected(path("missing.json.gz"), {"missing.json.gz", "cannot open"});
+  expect_rejected(path("missing.json.gz"), {"missing.json.gz", "no such file"});
+  expect_rejected("/dev/zero", {"/dev/zero", "not a regular file"});
+}
+
+// A small gzip that inflates far beyond what a trace deflates from (13-17x) is refused while
+// streaming, once past the cap, whether it holds whitespace (nothing kept) or one string (held
+// whole by the parser).
+TEST_F(ImportCli, DecompressionBombsAreCutOffWhileStreaming) {
+  auto gzip = [&](const std::string& name, const std::string& head, char fill, size_t fill_bytes) {
+    const std::string file = path(name);
+    gzFile out = gzopen(file.c_str(), "wb9");
+    gzwrite(out, head.data(), static_cast<unsigned>(head.size()));
+    const std::string chunk(1 << 20, fill);
+    for (size_t written = 0; written < fill_bytes; written += chunk.size()) gzwrite(out, chunk.data(), static_cast<unsigned>(chunk.size()));
+    gzclose(out);
+    return file;
+  };
+  const size_t bomb_bytes = size_t{20} << 20;  // over the 16 MiB that any gzip may inflate to
+  const std::string spaces = gzip("spaces.json.gz", R"({"traceEvents":[)", ' ', bomb_bytes);
+  EXPECT_LT(std::filesystem::file_size(spaces), size_t{1} << 20);
+  expect_rejected(spaces, {"spaces.json.gz", "decompresses to more than 16 MiB", "SCALECAST_MAX_INFLATE_RATIO"});
+  expect_rejected(gzip("string.json.gz", R"({"traceEvents":[{"name":")", 'a', bomb_bytes), {"string.json.gz", "decompression bomb"});
+  // The same trace, allowed a higher ratio, reads past the cap to its real error (truncated JSON).
+  setenv("SCALECAST_MAX_INFLATE_RATIO", "100000", 1);
+  const auto result = testing::run_scalecast("import kineto " + spaces + " -o " + path("out.json"));
+  unsetenv("SCALECAST_MAX_INFLATE_RATIO");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err.find("decompresses to"), std::string::npos) << result.err;
+  // A plain file is held to the absolute cap ($SCALECAST_MAX_INPUT_MB: every input's).
+  write_text("big.json", R"({"traceEvents":[)" + std::string(size_t{3} << 20, ' ') + "]}");
+  setenv("SCALECAST_MAX_INPUT_MB", "2", 1);
+  expect_rejected(path("big.json"), {"big.json", "is more than the 2 MiB scalecast reads for a Kineto trace"});
+  unsetenv("SCALECAST_MAX_INPUT_MB");
 }
 
 }  // namespace

@@ -502,6 +502,34 @@ TEST(PlatformYamlErrors, QuantitiesNeedUnitsAndSensibleValues) {
   EXPECT_DOUBLE_EQ(parse_platform_yaml(replaced(kBase, "latency: 0.2us", "latency: 0"), "t").network.link.latency_s, 0);
 }
 
+// Finite is not enough: every number lies in its physical range (sim/core/physical_limits.h),
+// so that nothing downstream overflows or reaches SimGrid as an infinite duration.
+TEST(PlatformYamlErrors, QuantitiesOutsideTheirPhysicalRange) {
+  expect_error(replaced(kBase, "latency: 0.2us", "latency: 1e308s"), "network.link.latency", "between 0 and 1 s");
+  expect_error(replaced(kBase, "latency: 0.2us", "latency: 2s"), "network.link.latency", "between 0 and 1 s");
+  expect_error(replaced(kBase, "base_latency: 8.4us", "base_latency: 1h"), "collectives.base_latency", "1 s");
+  expect_error(replaced(kBase, "{bandwidth: 100GB/s,", "{bandwidth: 1e-300GB/s,"), "node.nvswitch.bandwidth",
+               "between 1 Mb/s and 100 TB/s");
+  expect_error(replaced(kBase, "{bandwidth: 100GB/s,", "{bandwidth: 0.5Mbps,"), "node.nvswitch.bandwidth", "1 Mb/s");
+  expect_error(replaced(kBase, "{bandwidth: 100GB/s,", "{bandwidth: 1e300TB/s,"), "node.nvswitch.bandwidth", "100 TB/s");
+  expect_error(replaced(kBase, "memory_bandwidth: 1TB/s", "memory_bandwidth: 101TB/s"), "node.gpu.memory_bandwidth",
+               "100 TB/s");
+  expect_error(replaced(kBase, "fp32: 10TFLOPS", "fp32: 1e-300"), "node.gpu.peak_flops.fp32", "1 GFLOP/s and 1 EFLOP/s");
+  expect_error(replaced(kBase, "fp32: 10TFLOPS", "fp32: 2000PFLOPS"), "node.gpu.peak_flops.fp32", "1 EFLOP/s");
+  expect_error(replaced(kBase, "efficiency: 0.9}", "efficiency: 1e-300}"), "node.nvswitch.efficiency", "0.001");
+  expect_error(replaced(kBase, "  oversubscription: 1", "  oversubscription: 1e308"), "network.oversubscription",
+               "between 1 and 63");
+  expect_error(replaced(kBase, "  oversubscription: 1", "  oversubscription: 64"), "network.oversubscription", "63");
+  // The edges of the ranges are accepted.
+  EXPECT_DOUBLE_EQ(parse_platform_yaml(replaced(kBase, "latency: 0.2us", "latency: 1s"), "t").network.link.latency_s, 1);
+  EXPECT_DOUBLE_EQ(parse_platform_yaml(replaced(kBase, "  oversubscription: 1", "  oversubscription: 63"), "t")
+                       .network.oversubscription, 63);
+}
+
+TEST(PlatformYamlErrors, SizesAboveTwoToTheSixty) {
+  expect_error(replaced(kBase, "memory: 16GiB", "memory: 2e18"), "node.gpu.memory", "at most 2^60 bytes");
+}
+
 TEST(PlatformYamlErrors, GpuIndicesOutOfRange) {
   expect_error(replaced(kBase, "gpus: [2, 3]}", "gpus: [2, 4]}"), "node.nics[1].gpus[1]", "out of range");
   expect_error(replaced(kBase, "gpus: [0, 1]}", "gpus: [-1, 0, 1]}"), "node.nics[0].gpus[0]", "the node has 4 GPUs");
@@ -554,7 +582,7 @@ TEST(PlatformYamlErrors, NvlinkPairs) {
 }
 
 TEST(PlatformYamlErrors, NetworkShape) {
-  expect_error(replaced(kBase, "  oversubscription: 1", "  oversubscription: 0.5"), "network.oversubscription", ">= 1");
+  expect_error(replaced(kBase, "  oversubscription: 1", "  oversubscription: 0.5"), "network.oversubscription", "between 1 and");
   expect_error(replaced(kBase, "  levels: 2", "  levels: 0"), "network.levels", "between 1 and 3");
   expect_error(replaced(kBase, "  levels: 2", "  levels: 4"), "network.levels", "between 1 and 3");
   expect_error(replaced(kBase, "  switch_radix: 64", "  switch_radix: 1"), "network.switch_radix", "between 2");

@@ -403,6 +403,37 @@ TEST(TraceValidation, TaskValues) {
   expect_invalid(graph, "programs[0].tasks[3].communicator", "communicator 9, which is not declared");
 }
 
+// Values in their physical ranges (sim/core/physical_limits.h): a duration of 1e308 s aborted
+// SimGrid, collectives and messages of 1e308 bytes replayed in 1.6 µs (the size overflowed).
+TEST(TraceValidation, ValuesOutsideTheirPhysicalRanges) {
+  ExecutionGraph graph = two_stage_graph();
+  graph.programs[0].tasks[0].duration_s = 1e308;
+  expect_invalid(graph, "programs[0].tasks[0].duration_s", "between 0 and 1e6 s");
+  graph = two_stage_graph();
+  graph.programs[0].tasks[3].bytes = 1e308;
+  graph.programs[1].tasks[2].bytes = 1e308;
+  expect_invalid(graph, "programs[0].tasks[3].bytes", "at most 2^60 bytes");
+  graph = two_stage_graph();
+  graph.programs[0].tasks[2].bytes = 1e19;
+  expect_invalid(graph, "programs[0].tasks[2].bytes", "at most 2^60 bytes");
+  graph = two_stage_graph();
+  graph.programs[0].tasks[1].flops = 1e30;
+  expect_invalid(graph, "programs[0].tasks[1].flops", "at most 1e24 FLOPs");
+  graph = two_stage_graph();
+  graph.programs[0].tasks[1].memory_bytes = 1e300;
+  expect_invalid(graph, "programs[0].tasks[1].memory_bytes", "2^60");
+  graph = two_stage_graph();
+  graph.program_of_rank.assign((1 << 24) + 1, 0);
+  expect_invalid(graph, "rank_programs", "at most 2^24");
+}
+
+// A number beyond a double (nlohmann's "number overflow") is an input error naming its field.
+TEST_F(TraceFiles, NumberBeyondADoubleNamesItsField) {
+  const std::string file = write_text("t.json", trace_text(R"([{"kind":"compute","duration_s":1},
+      {"kind":"compute","name":"big","duration_s":1e400}])"));
+  expect_input_error([&] { read_trace(file); }, file, "programs[0].tasks[1].duration_s", "1e400 is outside the range");
+}
+
 TEST(TraceValidation, Communicators) {
   ExecutionGraph graph = two_stage_graph();
   graph.communicators[1].id = 0;

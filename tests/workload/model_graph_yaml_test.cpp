@@ -113,6 +113,30 @@ TEST(ModelGraphYaml, NegativeCostsAreRejected) {
             "operators[0].parameter_bytes");
 }
 
+// Finite is not enough: numbers lie in physical ranges (sim/core/physical_limits.h), and the
+// message states the range.
+TEST(ModelGraphYaml, NumbersOutsideTheirRangesAreRejected) {
+  auto message_of = [](const InputError& error) { return std::string(error.what()); };
+  const InputError flops = parse_error(kHeader + replace(kOperators, "flops_per_sample: 20", "flops_per_sample: 1e308"));
+  EXPECT_EQ(flops.field(), "operators[2].flops_per_sample");
+  EXPECT_NE(message_of(flops).find("at most 1e24 FLOPs"), std::string::npos) << flops.what();
+  const InputError huge = parse_error(kHeader + replace(kOperators, "flops_per_sample: 20", "flops_per_sample: 1e400"));
+  EXPECT_EQ(huge.field(), "operators[2].flops_per_sample");
+  EXPECT_NE(message_of(huge).find("outside the range of numbers"), std::string::npos) << huge.what();
+  EXPECT_EQ(parse_error(kHeader + replace(kOperators, "activation_bytes_per_sample: 300", "activation_bytes_per_sample: 2e18")).field(),
+            "operators[3].activation_bytes_per_sample");
+  EXPECT_EQ(parse_error(replace(kHeader, "samples: 1000", "samples: 1e300") + kOperators).field(), "dataset.samples");
+  EXPECT_EQ(parse_error(replace(kHeader, "min_epochs: 10", "min_epochs: 1e300") + kOperators).field(),
+            "statistical_efficiency.min_epochs");
+  EXPECT_EQ(parse_error(replace(kHeader, "batch_per_gpu: 8", "batch_per_gpu: 100000000") + kOperators).field(), "batch_per_gpu");
+  // Each operator's weights are in range, but not their sum (DP exchanges them all).
+  const std::string heavy = replace(replace(kOperators, "parameter_bytes: 400", "parameter_bytes: 1e18"),
+                                    "parameter_bytes: 1000", "parameter_bytes: 1e18");
+  const InputError sum = parse_error(kHeader + heavy);
+  EXPECT_EQ(sum.field(), "operators");
+  EXPECT_NE(message_of(sum).find("2^60"), std::string::npos) << sum.what();
+}
+
 TEST(ModelGraphYaml, StrictFieldsAndTypes) {
   EXPECT_EQ(parse_error(kHeader + replace(kOperators, "kind: matmul", "kind: matmul, flop_per_sample: 3")).field(),
             "operators[0].flop_per_sample");

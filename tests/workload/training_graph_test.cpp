@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "sim/core/input_error.h"
 #include "sim/workload/model_graph.h"
 
 namespace scalecast {
@@ -146,6 +147,26 @@ TEST(TrainingGraph, RejectsBadArguments) {
   ModelGraph unordered = diamond();
   unordered.operators[1].inputs = {3};
   EXPECT_THROW(training_graph(unordered, 1), std::invalid_argument);
+}
+
+// Per-sample figures within their ranges, times the batch, may leave them: the workload's file
+// and the operator are named (messages are counted in 64-bit integers downstream).
+TEST(TrainingGraph, SizesScaledByTheBatchStayInRange) {
+  ModelGraph model = diamond();
+  model.source = "w.yaml";
+  model.operators[2].activation_bytes_per_sample = 1e15;
+  EXPECT_NO_THROW(training_graph(model, 100));
+  try {
+    training_graph(model, 1 << 24);
+    ADD_FAILURE() << "accepted 1.7e22 bytes";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.source(), "w.yaml");
+    EXPECT_EQ(error.field(), "operators (c)");
+    EXPECT_NE(std::string(error.what()).find("2^60"), std::string::npos) << error.what();
+  }
+  model = diamond();
+  model.operators[1].flops_per_sample = 1e20;
+  EXPECT_THROW(training_graph(model, 1 << 20), InputError);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/input_error.h"
+#include "sim/core/physical_limits.h"
 #include "sim/core/quantity_parse.h"
 #include "sim/platform/platform_yaml.h"
 #include "sim/report/collective_sweep.h"
@@ -33,18 +34,28 @@ double nccl_tests_size(const std::string& text, const std::string& option) {
   throw InputError("command line", option, "expected a size such as 8, 128K, 1M, 8G or 64MB, got '" + text + "'");
 }
 
+// Sizes within what scalecast simulates (2^60 bytes: counted in 64-bit integers by SimGrid).
+void check_sizes(const std::vector<double>& sizes, const std::string& option) {
+  for (double size : sizes)
+    if (!limits::within(size, limits::kBytes))
+      throw InputError("command line", option, limits::out_of_range(limits::kBytes, limits::format_number(size) + " bytes"));
+}
+
 // --bytes, or nccl-tests' -b (first size), -e (last size), -f (factor, default 2).
 std::vector<double> requested_sizes(const po::variables_map& values) {
   const bool nccl_style = values.count("minbytes") || values.count("maxbytes") || values.count("stepfactor");
   if (!nccl_style) {
     auto sizes = parse_bytes_list(values["bytes"].as<std::string>());
     if (!sizes || sizes->empty()) throw InputError("command line", "--bytes", "expected sizes such as 64MB, 1MB-1GB or 8,4096");
+    check_sizes(*sizes, "--bytes");
     return *sizes;
   }
   if (!values["bytes"].defaulted()) throw InputError("command line", "--bytes", "give either --bytes or -b/-e/-f, not both");
   const double first = values.count("minbytes") ? nccl_tests_size(values["minbytes"].as<std::string>(), "-b") : 32 * 1048576.0;
   const double last = values.count("maxbytes") ? nccl_tests_size(values["maxbytes"].as<std::string>(), "-e") : first;
   const int factor = values.count("stepfactor") ? values["stepfactor"].as<int>() : 2;
+  check_sizes({first}, "-b");
+  check_sizes({last}, "-e");
   if (last < first) throw InputError("command line", "-e", "the last size must not be below the first (-b)");
   if (factor < 2) throw InputError("command line", "-f", "the factor must be at least 2");
   std::vector<double> sizes;
@@ -138,7 +149,7 @@ int run_collective(const std::vector<std::string>& args) {
   out["avg_busbw_GBps"] = sweep.average_busbw_GBps;
   out["sim_wall_s"] = wall_s;
   if (values["json"].as<bool>()) {
-    std::cout << out.dump(2) << "\n";
+    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return 0;
   }
   print_table(sweep, out, op, gpus, values, wall_s);

@@ -70,7 +70,7 @@ int run_import(const std::vector<std::string>& args) {
   out["outside_steps"] = s.outside_steps;
   out["wall_s"] = wall_s;
   if (values["json"].as<bool>()) {
-    std::cout << out.dump(2) << "\n";
+    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return 0;
   }
   std::printf("imported %d of %d rank(s) (%s) into %s\n", s.traced_ranks, s.world_size, imported.graph.traced_gpu.c_str(), output.c_str());

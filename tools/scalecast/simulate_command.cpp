@@ -152,7 +152,7 @@ int run_simulate(const std::vector<std::string>& args) {
   out["sim_wall_s"] = wall_s;
   for (const std::string& note : scenario.cost_notes) std::cerr << "scalecast: warning: " << note << "\n";
   if (values["json"].as<bool>()) {
-    std::cout << out.dump(2) << "\n";
+    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     print_point(scenario, point, out);
     if (scenario.scaling) std::cout << scaling_text(*scenario.scaling);

@@ -60,6 +60,7 @@ std::vector<int> gpu_counts_option(const po::variables_map& values) {
 std::optional<std::filesystem::path> out_folder_option(const po::variables_map& values) {
   const std::optional<std::string> option = output_option(values, "out");
   if (!option) return std::nullopt;
+  if (option->empty()) throw InputError("command line", "--output", "is empty; expected a folder");
   const std::filesystem::path folder = *option;
   std::error_code error;
   if (std::filesystem::exists(folder, error) && !std::filesystem::is_directory(folder, error))
@@ -277,7 +278,7 @@ int run_sweep(const std::vector<std::string>& args) {
     progress("wrote " + out_folder->string() + "/{sweep.csv,sweep.json,time_to_train.svg,step_breakdown.svg}");
   }
   if (values["json"].as<bool>()) {
-    std::cout << out.dump(2) << "\n";
+    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return 0;
   }
   std::printf("%s\n", title.c_str());

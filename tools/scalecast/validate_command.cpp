@@ -115,7 +115,7 @@ int run_validate(const std::vector<std::string>& args) {
   for (size_t i = 0; i < cases.size(); ++i) results.push_back(judge(cases[i], simulated[i]));
   const ValidationSummary summary = summarize_validation(cases, results);
   if (values["json"].as<bool>())
-    std::cout << report_json(cases, results, summary).dump(2) << "\n";
+    std::cout << report_json(cases, results, summary).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   else
     print_report(cases, results, summary);
   return 0;

@@ -1,9 +1,14 @@
 #include "tools/scalecast/workload_options.h"
 
 #include "sim/core/input_error.h"
+#include "sim/core/physical_limits.h"
 #include "sim/core/quantity_parse.h"
 
 namespace scalecast::cli {
+
+namespace {
+constexpr double kMaxSolverTime_s = 86400;  // the integer program's time per strategy: a day at most
+}
 
 void add_workload_options(po::options_description& options) {
   options.add_options()
@@ -22,7 +27,9 @@ ModelGraph load_workload(const po::variables_map& values) {
   ModelGraph model = load_model_graph(values["workload"].as<std::string>());
   if (values.count("batch")) {
     const int batch = values["batch"].as<int>();
-    if (batch < 1) throw InputError("command line", "--batch", "must be at least 1, got " + std::to_string(batch));
+    if (batch < 1 || batch > kMaxBatchPerGpu)
+      throw InputError("command line", "--batch",
+                       "must be between 1 and " + std::to_string(kMaxBatchPerGpu) + ", got " + std::to_string(batch));
     model.batch_per_gpu = batch;
   }
   if (values.count("precision")) model = at_precision(std::move(model), values["precision"].as<std::string>());
@@ -52,10 +59,13 @@ HybridOptions hybrid_options(const po::variables_map& values) {
   if (!bucket || *bucket <= 0)
     throw InputError("command line", "--bucket",
                      "expected a positive size with its unit such as 25MiB, got '" + values["bucket"].as<std::string>() + "'");
+  if (!limits::within(*bucket, limits::kBytes))
+    throw InputError("command line", "--bucket", limits::out_of_range(limits::kBytes, values["bucket"].as<std::string>()));
   options.bucket_bytes = *bucket;
   if (values["zero-gradients"].as<bool>()) options.gradient_bytes_scale = 0;
   const double limit_s = values["solver-time-limit"].as<double>();
-  if (!(limit_s >= 0)) throw InputError("command line", "--solver-time-limit", "must be >= 0 seconds");
+  if (!(limit_s >= 0 && limit_s <= kMaxSolverTime_s))
+    throw InputError("command line", "--solver-time-limit", "must be between 0 and 86400 seconds (a day)");
   options.placement.solver_time_limit_s = limit_s;
   return options;
 }
