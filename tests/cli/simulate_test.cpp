@@ -38,19 +38,24 @@ TEST(Simulate, ForcedAlgorithmAppliesWhereItFitsAndSaysWhereNot) {
   EXPECT_NE(out["warnings"][0].get<std::string>().find("broadcast"), std::string::npos) << out["warnings"].dump();
 }
 
-TEST(Simulate, WithoutGradientsEveryScaleTakesTheOneGpuStepTime) {
-  // A gradient bucket of 0 bytes makes every allreduce empty: DP adds nothing to the step.
+TEST(Simulate, WithoutGradientsEveryScaleTakesTheOneGpuStepTimeAndDdpsCopies) {
+  // A gradient bucket of 0 bytes makes every allreduce empty: DP adds only DDP's copies of the
+  // gradients into their buckets and back (ddp_reducer.h), the same at every scale, and a
+  // single GPU (no DDP) has none.
   auto one = simulate("--platform dgx-a100 --workload resnet50 --gpus 1 --bucket 1GiB --zero-gradients");
-  for (int gpus : {8, 64}) {
-    auto many = simulate("--platform dgx-a100 --workload resnet50 --bucket 1GiB --zero-gradients --gpus " + std::to_string(gpus));
-    EXPECT_DOUBLE_EQ(many["step_time_s"].get<double>(), one["step_time_s"].get<double>()) << gpus;
-    EXPECT_DOUBLE_EQ(many["exposed_comm_s"].get<double>(), 0.0);
-  }
+  auto eight = simulate("--platform dgx-a100 --workload resnet50 --bucket 1GiB --zero-gradients --gpus 8");
+  auto many = simulate("--platform dgx-a100 --workload resnet50 --bucket 1GiB --zero-gradients --gpus 64");
+  EXPECT_DOUBLE_EQ(many["step_time_s"].get<double>(), eight["step_time_s"].get<double>());
+  EXPECT_GT(eight["step_time_s"].get<double>(), one["step_time_s"].get<double>());
+  EXPECT_LT(eight["step_time_s"].get<double>(), one["step_time_s"].get<double>() * 1.02);
+  EXPECT_DOUBLE_EQ(many["exposed_comm_s"].get<double>(), 0.0);
 }
 
 TEST(Simulate, ExposedCommunicationGrowsWithScale) {
+  // On one or two nodes the last bucket's allreduce hides behind DDP's copies back into
+  // the earlier buckets' gradients; across more nodes it outlasts them.
   double previous = -1;
-  for (int gpus : {8, 16, 64, 256}) {
+  for (int gpus : {16, 64, 256}) {
     auto out = simulate("--platform dgx-a100 --workload resnet50 --algo ring --gpus " + std::to_string(gpus));
     const double exposed = out["exposed_comm_s"].get<double>();
     EXPECT_GT(exposed, previous) << gpus;
