@@ -424,6 +424,27 @@ TEST(PlatformYaml, FlopRates) {
 
 // ---- parsing: errors ------------------------------------------------------------------------
 
+TEST(PlatformYaml, VariabilityAndMultiprocessors) {
+  PlatformSpec spec = parse_platform_yaml(kBase, "test.yaml");
+  EXPECT_FALSE(spec.variability.compute_cv);  // the trace's own, else the default
+  EXPECT_EQ(spec.variability.seed, 1u);
+  EXPECT_EQ(spec.node.gpu.multiprocessors, 0);  // not given: no SM share modelled
+  std::string yaml = replaced(kBase, "    memory: 16GiB\n", "    memory: 16GiB\n    multiprocessors: 80\n");
+  spec = parse_platform_yaml(yaml + "variability: {compute_cv: 0.01, seed: 7}\n", "test.yaml");
+  EXPECT_DOUBLE_EQ(*spec.variability.compute_cv, 0.01);
+  EXPECT_EQ(spec.variability.seed, 7u);
+  EXPECT_EQ(spec.node.gpu.multiprocessors, 80);
+}
+
+TEST(PlatformYamlErrors, VariabilityOutOfRange) {
+  expect_error(kBase + "variability: {compute_cv: 1.5}\n", "variability.compute_cv", "fraction in [0, 1]");
+  expect_error(kBase + "variability: {compute_cv: -0.1}\n", "variability.compute_cv", "fraction in [0, 1]");
+  expect_error(kBase + "variability: {seed: -1}\n", "variability.seed");
+  expect_error(kBase + "variability: {cv: 0.1}\n", "variability.cv", "unknown field");
+  expect_error(replaced(kBase, "    memory: 16GiB\n", "    memory: 16GiB\n    multiprocessors: 0\n"),
+               "node.gpu.multiprocessors");
+}
+
 TEST(PlatformYamlErrors, UnknownFieldsAtEveryLevel) {
   expect_error(replaced(kBase, "name: test", "nmae: test"), "nmae", "unknown field");
   expect_error(replaced(kBase, "  gpus: 4\n", "  gpus: 4\n  gpu_count: 4\n"), "node.gpu_count", "unknown field");
