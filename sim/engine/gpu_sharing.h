@@ -2,10 +2,10 @@
 // run beside them, as on a real GPU (platforms/SCHEMA.md, "GPU sharing"):
 //
 //   - SMs. An NCCL kernel runs one thread block per channel and keeps it resident for the whole
-//     collective, waiting or not. Its block (544 threads x 96 registers in both shared traces'
-//     NCCL kernels: 52,224 of an SM's 65,536 registers) leaves no room for a compute block on
-//     that SM, so concurrent compute runs on SMs - channels SMs: its arithmetic-bound part
-//     stretches by SMs / (SMs - channels).
+//     collective, waiting or not. Its block (512-544 threads x 96 registers in the shared
+//     traces' NCCL kernels: 49,152-52,224 of an SM's 65,536 registers) leaves no room for a
+//     GEMM or convolution block on that SM, so concurrent arithmetic runs on SMs - channels
+//     SMs: a task's arithmetic-bound part stretches by SMs / (SMs - channels).
 //   - Device memory. NCCL moves every byte it sends through device memory several times
 //     (kNcclMemoryBytesPerByteSent). When NCCL's and a compute kernel's demands together exceed
 //     the memory bandwidth, each gets its proportional share: the compute kernel's memory-bound

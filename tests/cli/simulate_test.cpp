@@ -86,6 +86,31 @@ TEST_F(SimulateFiles, SameInputsGiveIdenticalOutputs) {
   EXPECT_EQ(timeline_a, testing::read_text(dir + "/b.json"));
 }
 
+// DP's breakdown: NCCL kernels sharing the GPU and the slowest rank are parts of compute,
+// reported apart; the slowest rank's cost grows with the ranks, follows the platform's spread
+// and is gone at spread 0.
+TEST_F(SimulateFiles, StragglersAndGpuSharingAreReportedAndFollowThePlatform) {
+  const std::string dp = " --workload resnet50 --precision fp32 --batch 128 --gpus ";
+  auto eight = simulate("--platform dgx1-v100-1nic" + dp + "8");
+  auto thirty_two = simulate("--platform dgx1-v100-1nic" + dp + "32");
+  for (const auto* out : {&eight, &thirty_two}) {
+    EXPECT_GT((*out)["interference_s"].get<double>(), 0.0);
+    EXPECT_GT((*out)["straggler_s"].get<double>(), 0.0);
+    EXPECT_LT((*out)["interference_s"].get<double>() + (*out)["straggler_s"].get<double>(), (*out)["compute_s"].get<double>());
+    EXPECT_EQ((*out)["stragglers"]["cv_source"], "default");
+  }
+  EXPECT_GT(thirty_two["straggler_s"].get<double>(), eight["straggler_s"].get<double>());
+
+  const std::string preset = testing::read_text(std::string(SCALECAST_SOURCE_DIR) + "/platforms/dgx1-v100-1nic.yaml");
+  auto steady = simulate("--platform " + write_text("steady.yaml", preset + "variability: {compute_cv: 0}\n") + dp + "32");
+  EXPECT_EQ(steady["straggler_s"].get<double>(), 0.0);
+  auto noisy = simulate("--platform " + write_text("noisy.yaml", preset + "variability: {compute_cv: 0.02}\n") + dp + "32");
+  // E[max of 32 normals] = 2.07: the slowest rank runs 4.1% behind.
+  EXPECT_NEAR(noisy["stragglers"]["slowest_rank_delay"].get<double>(), 0.02 * 2.07, 0.02 * 2.07 * 0.01);
+  EXPECT_NE(noisy["stragglers"]["cv_source"].get<std::string>().find("variability.compute_cv"), std::string::npos);
+  EXPECT_GT(noisy["step_time_s"].get<double>(), steady["step_time_s"].get<double>() * 1.03);
+}
+
 TEST(Simulate, RankClassesGiveTheSameAnswerAsPerRankReplay) {
   auto classes = simulate("--platform dgx-a100 --workload resnet50 --gpus 16");
   auto per_rank = simulate("--platform dgx-a100 --workload resnet50 --gpus 16 --per-rank");
