@@ -47,4 +47,23 @@ double compute_duration_s(const Task& task, const GpuSpec& gpu, const ComputeCos
   return operator_time_s(task.op_kind, task.flops, task.memory_bytes, gpu, model);
 }
 
+ComputeTimeParts compute_time_parts(const Task& task, const GpuSpec& gpu, const ComputeCostModel& model) {
+  if (task.duration_s >= 0) {
+    // A measured task ran beside its own job's NCCL kernels: its duration already carries that.
+    ComputeTimeParts parts;
+    parts.fixed_s = task.duration_s;
+    return parts;
+  }
+  const KindEfficiency efficiency = model.for_kind(task.op_kind);
+  const double peak = peak_flops_per_s(gpu, model.precision);
+  ComputeTimeParts parts;
+  parts.compute_s = peak > 0 ? task.flops / (peak * efficiency.compute_efficiency) : 0;
+  parts.memory_s = gpu.memory_bandwidth_Bps > 0
+                       ? task.memory_bytes / (gpu.memory_bandwidth_Bps * efficiency.memory_efficiency) : 0;
+  parts.fixed_s = efficiency.launch_overhead_s;
+  const double busy_s = std::max(parts.compute_s, parts.memory_s);
+  parts.memory_Bps = busy_s > 0 ? task.memory_bytes / busy_s : 0;
+  return parts;
+}
+
 }  // namespace scalecast

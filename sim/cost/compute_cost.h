@@ -56,4 +56,17 @@ double operator_time_s(const std::string& op_kind, double flops, double memory_b
 
 double compute_duration_s(const Task& task, const GpuSpec& gpu, const ComputeCostModel& model);
 
+// The same time split by what bounds it, for a GPU shared with other kernels
+// (sim/engine/gpu_sharing.h): total_s() == compute_duration_s(). A priced task has both roofline
+// terms and its launch overhead (fixed). A measured task is all fixed: it ran beside its own
+// job's NCCL kernels, so its measured duration already carries their share of the GPU.
+struct ComputeTimeParts {
+  double compute_s = 0;    // bounded by the SMs' arithmetic
+  double memory_s = 0;     // bounded by device memory bandwidth
+  double fixed_s = 0;      // neither: launch overheads, work off the GPU
+  double memory_Bps = 0;   // device memory traffic the task asks for while it runs alone
+  double total_s() const { return (compute_s > memory_s ? compute_s : memory_s) + fixed_s; }
+};
+ComputeTimeParts compute_time_parts(const Task& task, const GpuSpec& gpu, const ComputeCostModel& model);
+
 }  // namespace scalecast

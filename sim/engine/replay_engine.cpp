@@ -23,6 +23,7 @@
 #include "sim/core/input_error.h"
 #include "sim/engine/collective_catalog.h"
 #include "sim/engine/flow_ports.h"
+#include "sim/engine/gpu_sharing.h"
 #include "sim/engine/rank_classes.h"
 #include "sim/engine/replay_deadlock.h"
 #include "sim/engine/simgrid_setup.h"
@@ -51,7 +52,11 @@ struct ClassState {
   bool blocked = false;  // waiting with nothing of its own running
   bool finished = false;
   std::vector<double> start_s, end_s;
+  std::vector<double> interference_s;  // per task: how much longer than alone it ran (gpu_sharing.h)
+  std::vector<double> straggler_s;     // per task: the slowest rank's extra time (ReplayOptions::straggler_delay)
   std::vector<bool> done;
+  GpuShare share;          // the NCCL kernels resident on the class's GPU
+  RunningCompute running;  // its compute tasks in flight
   std::map<int, int> collectives_issued;  // communicator -> count
 };
 
@@ -74,17 +79,26 @@ class Replay {
   void throw_if_deadlocked() const;
   void assemble_timeline();
   void run_class(int k);
-  using RunningQueue = std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>>;
-  void launch(int k, int task, RunningQueue& running);
+  void launch(int k, int task);
+  ComputeTimeParts straggling_parts(int k, int task);
   void complete(int k, int task, std::vector<int>& pending, std::vector<int>& ready);
   void arrive_collective(int k, int task);
   void arrive_point_to_point(int k, int task);
   void start_runner(ResolvedCollective resolved, std::vector<std::pair<int, int>> waiters, CollectiveRecord record);
   void start_flow_runner(const std::vector<PreparedPhase>* phases, std::vector<PreparedPhase> owned, double flow_scale,
                          double min_transfer_s, double latency_s, std::vector<std::pair<int, int>> waiters,
-                         CollectiveRecord record);
-  void start_timed_runner(double duration_s, std::vector<std::pair<int, int>> waiters, CollectiveRecord record);
-  void finish_runner(const std::vector<std::pair<int, int>>& waiters, const CollectiveRecord& record);
+                         CollectiveRecord record, NcclFootprint footprint);
+  void start_timed_runner(double duration_s, std::vector<std::pair<int, int>> waiters, CollectiveRecord record,
+                          NcclFootprint footprint);
+  void finish_runner(const std::vector<std::pair<int, int>>& waiters, const CollectiveRecord& record,
+                     const NcclFootprint& footprint);
+  // The busiest GPU's wire bytes in a resolved collective (for its memory traffic).
+  double sent_bytes(const ResolvedCollective& resolved);
+  // How much slower than alone a kernel starting now on the waiters' GPUs moves data: >= 1.
+  double nccl_stretch(const std::vector<std::pair<int, int>>& waiters, const NcclFootprint& footprint) const;
+  // Puts a collective's kernel on (or takes it off) the GPUs of the classes taking part; their
+  // compute in flight continues at the new pace.
+  void share_gpus(const std::vector<std::pair<int, int>>& waiters, const NcclFootprint& footprint, bool resident);
   void check_collectives();
   void notify(int k, Notice notice);
   bool everyone_blocked() const;
@@ -107,6 +121,7 @@ class Replay {
   // When no two collectives can ever be in flight together (see collectives_never_overlap),
   // each runs alone on the network and is timed in closed form.
   bool collectives_alone_ = false;
+  std::map<const PreparedCollective*, double> sent_reference_bytes_;  // busiest sender at the reference size
   int active_runners_ = 0;
   bool deadlocked_ = false;
   ReplayResult result_;
@@ -144,37 +159,81 @@ bool collectives_never_overlap(const ExecutionGraph& graph, const RankClasses& c
   return classes.components.at(*communicators.begin()).size() == 1;
 }
 
-void Replay::start_runner(ResolvedCollective resolved, std::vector<std::pair<int, int>> waiters, CollectiveRecord record) {
-  record.flows = resolved.prepared->flow_count;
-  if (collectives_alone_) {
-    ++result_.collectives_reused;
-    start_timed_runner(catalog_->alone_s(resolved), std::move(waiters), record);
-    return;
+double Replay::sent_bytes(const ResolvedCollective& resolved) {
+  auto [it, added] = sent_reference_bytes_.try_emplace(resolved.prepared, 0.0);
+  if (added) {
+    std::map<int, double> by_rank;
+    for (const CollectivePlan& plan : resolved.prepared->plans)
+      for (const auto& phase : plan.phases)
+        for (const Flow& flow : phase.flows) by_rank[flow.source_rank] += flow.bytes;
+    for (const auto& [rank, bytes] : by_rank) it->second = std::max(it->second, bytes);
   }
-  start_flow_runner(&catalog_->host_phases(*resolved.prepared), {}, resolved.flow_scale, resolved.min_transfer_s,
-                    resolved.latency_s, std::move(waiters), record);
+  return it->second * resolved.flow_scale;
 }
 
-void Replay::start_timed_runner(double duration_s, std::vector<std::pair<int, int>> waiters, CollectiveRecord record) {
+double Replay::nccl_stretch(const std::vector<std::pair<int, int>>& waiters, const NcclFootprint& footprint) const {
+  double stretch = 1;
+  for (auto [k, task] : waiters)
+    stretch = std::max(stretch, state_[k].share.nccl_stretch(footprint, state_[k].running.memory_Bps()));
+  return stretch;
+}
+
+void Replay::share_gpus(const std::vector<std::pair<int, int>>& waiters, const NcclFootprint& footprint, bool resident) {
+  const double now = sg::Engine::get_clock();
+  std::set<int> classes;
+  for (auto [k, task] : waiters) classes.insert(k);
+  for (int k : classes) {
+    ClassState& s = state_[k];
+    if (resident)
+      s.share.add(footprint);
+    else
+      s.share.remove(footprint);
+    s.running.reshare(now, s.share);
+  }
+}
+
+// The kernel moves data more slowly when the compute beside it leaves it too little memory
+// bandwidth (the state at its start stands for its whole run): its transfer stretches.
+void Replay::start_runner(ResolvedCollective resolved, std::vector<std::pair<int, int>> waiters, CollectiveRecord record) {
+  record.flows = resolved.prepared->flow_count;
+  const double alone_s = catalog_->alone_s(resolved);
+  NcclFootprint footprint = nccl_footprint(resolved.channels, sent_bytes(resolved), alone_s);
+  const double stretch = nccl_stretch(waiters, footprint);
+  footprint.memory_Bps /= stretch;
+  if (collectives_alone_) {
+    ++result_.collectives_reused;
+    start_timed_runner(resolved.latency_s + (alone_s - resolved.latency_s) * stretch, std::move(waiters), record, footprint);
+    return;
+  }
+  start_flow_runner(&catalog_->host_phases(*resolved.prepared), {}, resolved.flow_scale * stretch,
+                    resolved.min_transfer_s * stretch, resolved.latency_s, std::move(waiters), record, footprint);
+}
+
+void Replay::start_timed_runner(double duration_s, std::vector<std::pair<int, int>> waiters, CollectiveRecord record,
+                                NcclFootprint footprint) {
   ++active_runners_;
   record.start_s = sg::Engine::get_clock();
-  sg::Actor::create("collective", topology_->gpu_host(0), [this, duration_s, waiters = std::move(waiters), record]() mutable {
-    if (duration_s > 0) sg::this_actor::sleep_for(duration_s);
-    record.end_s = sg::Engine::get_clock();
-    finish_runner(waiters, record);
-  });
+  share_gpus(waiters, footprint, true);
+  sg::Actor::create("collective", topology_->gpu_host(0),
+                    [this, duration_s, waiters = std::move(waiters), record, footprint]() mutable {
+                      if (duration_s > 0) sg::this_actor::sleep_for(duration_s);
+                      record.end_s = sg::Engine::get_clock();
+                      finish_runner(waiters, record, footprint);
+                    });
 }
 
 // The phases' flows on the network (scaled to the instance's wire bytes), no faster than the
 // protocol's cap, then the collective's latency.
 void Replay::start_flow_runner(const std::vector<PreparedPhase>* phases, std::vector<PreparedPhase> owned,
                                double flow_scale, double min_transfer_s, double latency_s,
-                               std::vector<std::pair<int, int>> waiters, CollectiveRecord record) {
+                               std::vector<std::pair<int, int>> waiters, CollectiveRecord record,
+                               NcclFootprint footprint) {
   ++active_runners_;
   record.start_s = sg::Engine::get_clock();
+  share_gpus(waiters, footprint, true);
   sg::Actor::create("collective", topology_->gpu_host(0),
                     [this, phases, owned = std::move(owned), flow_scale, min_transfer_s, latency_s,
-                     waiters = std::move(waiters), record]() mutable {
+                     waiters = std::move(waiters), record, footprint]() mutable {
                       const std::vector<PreparedPhase>& run = phases ? *phases : owned;
                       long flows = 0;
                       for (const PreparedPhase& phase : run) {
@@ -188,14 +247,16 @@ void Replay::start_flow_runner(const std::vector<PreparedPhase>* phases, std::ve
                       const double wait_s = std::max(0.0, min_transfer_s - transfer_s) + latency_s;
                       if (wait_s > 0) sg::this_actor::sleep_for(wait_s);
                       record.end_s = sg::Engine::get_clock();
-                      finish_runner(waiters, record);
+                      finish_runner(waiters, record, footprint);
                     });
 }
 
 // Every waiter's notice is queued before the runner stops counting as active and before any
 // class is woken: waking is a simcall, and a class that runs in between must not find this
 // collective neither running nor reported (it would take the job for deadlocked).
-void Replay::finish_runner(const std::vector<std::pair<int, int>>& waiters, const CollectiveRecord& record) {
+void Replay::finish_runner(const std::vector<std::pair<int, int>>& waiters, const CollectiveRecord& record,
+                           const NcclFootprint& footprint) {
+  share_gpus(waiters, footprint, false);
   result_.flows += record.flows;
   result_.collectives.push_back(record);
   for (auto [k, task] : waiters) state_[k].notices.push_back({task, true});
@@ -221,7 +282,7 @@ void Replay::arrive_collective(int k, int task_index) {
   auto waiters = std::move(instance.arrivals);
   pending_collectives_.erase(key);
   if (task.bytes <= 0 || record.ranks < 2) {
-    start_timed_runner(0, std::move(waiters), record);
+    start_timed_runner(0, std::move(waiters), record, NcclFootprint{});
     return;
   }
   ResolvedCollective resolved = catalog_->resolve(*comm, component, comp.groups, task.op, task.bytes, task.root);
@@ -259,17 +320,38 @@ void Replay::arrive_point_to_point(int k, int task_index) {
   record.channels = 1;
   auto waiters = std::move(arrivals);
   pending_p2p_.erase(key);
-  start_flow_runner(nullptr, {std::move(phase)}, 1, 0, latency_s, std::move(waiters), record);
+  // One channel; its memory traffic at the route's narrowest link, the rate it moves at alone.
+  double narrowest_Bps = 0;
+  for (const sg::Link* link : topology_->route(source, destination))
+    narrowest_Bps = narrowest_Bps > 0 ? std::min(narrowest_Bps, link->get_bandwidth()) : link->get_bandwidth();
+  const NcclFootprint footprint = nccl_footprint(1, narrowest_Bps, 1);
+  start_flow_runner(nullptr, {std::move(phase)}, 1, 0, latency_s, std::move(waiters), record, footprint);
 }
 
-void Replay::launch(int k, int task_index, RunningQueue& running) {
+// A compute task's time parts at the slowest rank's pace: every part of a GPU task (kernels
+// and their launches) stretched by the straggler delay; its memory traffic per second falls
+// as much. Records the extra time.
+ComputeTimeParts Replay::straggling_parts(int k, int task_index) {
+  const Task& task = state_[k].program->tasks[task_index];
+  ComputeTimeParts parts = compute_time_parts(task, spec_.node.gpu, options_.compute);
+  const double delay = options_.straggler_delay;
+  if (delay <= 0 || is_host_task(task)) return parts;
+  state_[k].straggler_s[task_index] = parts.total_s() * delay;
+  parts.compute_s *= 1 + delay;
+  parts.memory_s *= 1 + delay;
+  parts.fixed_s *= 1 + delay;
+  parts.memory_Bps /= 1 + delay;
+  return parts;
+}
+
+void Replay::launch(int k, int task_index) {
   ClassState& s = state_[k];
   const Task& task = s.program->tasks[task_index];
   const double now = sg::Engine::get_clock();
   s.start_s[task_index] = now;
   switch (task.kind) {
     case TaskKind::compute:
-      running.emplace(now + compute_duration_s(task, spec_.node.gpu, options_.compute), task_index);
+      s.running.start(task_index, straggling_parts(k, task_index), now, s.share);
       break;
     case TaskKind::collective: arrive_collective(k, task_index); break;
     case TaskKind::send:
@@ -295,7 +377,6 @@ void Replay::run_class(int k) {
   std::vector<int> ready;
   for (size_t t = 0; t < tasks.size(); ++t)
     if (pending[t] == 0) ready.push_back(static_cast<int>(t));
-  RunningQueue running;  // compute tasks in flight: (end time, task)
   size_t completed = 0;
   std::unique_lock<sg::Mutex> lock(*s.mutex);
   while (completed < tasks.size() && !deadlocked_) {
@@ -303,7 +384,7 @@ void Replay::run_class(int k) {
     std::sort(ready.begin(), ready.end());
     std::vector<int> launching;
     launching.swap(ready);
-    for (int t : launching) launch(k, t, running);
+    for (int t : launching) launch(k, t);
     while (!s.notices.empty()) {
       Notice notice = s.notices.front();
       s.notices.pop_front();
@@ -315,13 +396,14 @@ void Replay::run_class(int k) {
       }
     }
     if (!ready.empty()) continue;
-    if (!running.empty()) {
-      const double next_end = running.top().first;
+    if (!s.running.empty()) {
+      // A collective starting or ending on this GPU re-times the tasks in flight; a later end
+      // wakes the class early (it then waits again), an earlier one comes with a notice.
+      const double next_end = s.running.next_end_s();
       if (sg::Engine::get_clock() < next_end) s.wake->wait_until(lock, next_end);
-      const double now = sg::Engine::get_clock();
-      while (!running.empty() && running.top().first <= now) {
-        complete(k, running.top().second, pending, ready);
-        running.pop();
+      for (const RunningCompute::Finished& f : s.running.finish_until(sg::Engine::get_clock())) {
+        s.interference_s[f.task] = f.interference_s;
+        complete(k, f.task, pending, ready);
         ++completed;
       }
       continue;
@@ -433,6 +515,9 @@ void Replay::create_class_states() {
     s.start_s.assign(s.program->tasks.size(), 0);
     s.end_s.assign(s.program->tasks.size(), 0);
     s.done.assign(s.program->tasks.size(), false);
+    s.interference_s.assign(s.program->tasks.size(), 0);
+    s.straggler_s.assign(s.program->tasks.size(), 0);
+    s.share = GpuShare(spec_.node.gpu.multiprocessors, spec_.node.gpu.memory_bandwidth_Bps);
   }
   // Dependencies on other ranks' tasks: the other rank's class tells this one when done.
   for (size_t k = 0; k < state_.size(); ++k) {
@@ -501,6 +586,8 @@ void Replay::assemble_timeline() {
       e.start_s = state_[k].start_s[t];
       e.end_s = state_[k].end_s[t];
       e.bytes = task.bytes;
+      e.interference_s = state_[k].interference_s[t];
+      e.straggler_s = state_[k].straggler_s[t];
       result_.makespan_s = std::max(result_.makespan_s, e.end_s);
       timeline.events.push_back(std::move(e));
     }

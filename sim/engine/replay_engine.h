@@ -36,6 +36,11 @@ struct ReplayOptions {
   // Put only one node's flows on the network for collectives that every node runs alike on
   // its own GPUs (see replay_engine.cpp). Off only for validation.
   bool fold_symmetric_nodes = true;
+  // How much longer than alone every GPU task takes because the job advances at the pace of
+  // its slowest rank: the expected relative delay of the slowest of the job's ranks
+  // (sim/cost/compute_variability.h). 0: every rank takes its expected time. Host tasks keep
+  // theirs.
+  double straggler_delay = 0;
 };
 
 struct CollectiveRecord {

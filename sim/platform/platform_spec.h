@@ -2,6 +2,7 @@
 // Parsed and validated by platform_yaml; turned into a SimGrid platform by simgrid_platform.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -101,6 +102,13 @@ struct CollectiveCalibration {
   CpuVendor cpu_vendor = CpuVendor::intel;     // NCCL's network overhead and LL limit across nodes
 };
 
+// How a rank's GPU time varies from step to step (sim/cost/compute_variability.h): what makes
+// stragglers in synchronous steps.
+struct VariabilitySpec {
+  std::optional<double> compute_cv;  // std. deviation / mean of a rank's GPU time per step; none: the default
+  std::uint64_t seed = 1;            // of the draws that estimate the slowest rank's delay
+};
+
 struct PlatformSpec {
   std::string name;
   std::string source;  // the YAML file it came from (for error messages)
@@ -108,6 +116,7 @@ struct PlatformSpec {
   int nodes = 0;  // 0: as many as --gpus needs
   NetworkSpec network;
   CollectiveCalibration collectives;
+  VariabilitySpec variability;
 };
 
 }  // namespace scalecast

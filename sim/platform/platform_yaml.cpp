@@ -408,6 +408,20 @@ CollectiveCalibration read_collectives(const Field& field) {
   return calibration;
 }
 
+VariabilitySpec read_variability(const Field& field) {
+  MapReader map(field, {"compute_cv", "seed"});
+  VariabilitySpec variability;
+  if (auto cv = map.optional("compute_cv")) {
+    const double value = read_number(*cv);
+    if (value < 0 || value > 1)
+      cv->fail("is the std. deviation / mean of a rank's GPU time per step: expected a fraction in [0, 1], got " +
+               std::to_string(value));
+    variability.compute_cv = value;
+  }
+  if (auto seed = map.optional("seed")) variability.seed = static_cast<std::uint64_t>(read_integer(*seed, 0, LLONG_MAX));
+  return variability;
+}
+
 // Checks that need several sections at once.
 void check_platform(const PlatformSpec& spec, const MapReader& top) {
   const bool has_network = spec.network.topology != NetworkSpec::Topology::none;
@@ -426,7 +440,7 @@ void check_platform(const PlatformSpec& spec, const MapReader& top) {
 PlatformSpec read_platform(const YAML::Node& root, const std::string& source) {
   const Field document(root, source, "");
   if (document.is_null()) document.fail("is empty; expected a platform description (name, node, network, ...)");
-  MapReader top(document, {"name", "node", "nodes", "network", "collectives"});
+  MapReader top(document, {"name", "node", "nodes", "network", "collectives", "variability"});
   PlatformSpec spec;
   spec.source = source;
   spec.name = read_name(top.required("name"));
@@ -434,6 +448,7 @@ PlatformSpec read_platform(const YAML::Node& root, const std::string& source) {
   if (auto nodes = top.optional("nodes")) spec.nodes = static_cast<int>(read_integer(*nodes, 0, kMaxNodes));
   if (auto network = top.optional("network")) spec.network = read_network(*network);
   if (auto collectives = top.optional("collectives")) spec.collectives = read_collectives(*collectives);
+  if (auto variability = top.optional("variability")) spec.variability = read_variability(*variability);
   check_platform(spec, top);
   return spec;
 }

@@ -39,6 +39,13 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const PointResult& p
   out["exposed_comm_s"] = step.per_step.exposed_communication_s;
   out["comm_s"] = step.per_step.communication_s;
   out["idle_s"] = step.per_step.idle_s;
+  // Parts of compute_s: time lost to NCCL kernels sharing the GPU, and to the slowest rank.
+  out["interference_s"] = step.per_step.interference_s;
+  out["straggler_s"] = step.per_step.straggler_s;
+  out["stragglers"] = {{"compute_cv", point.variability.cv},
+                       {"cv_source", point.variability.source},
+                       {"seed", point.variability.seed},
+                       {"slowest_rank_delay", point.straggler_delay}};
   out["waiting_s"] = step.per_step_waiting_s;
   out["host_s"] = step.per_step.host_s;
   out["breakdown_class"] = step.breakdown_class;
@@ -77,6 +84,8 @@ SweepRow sweep_row(const Scenario& scenario, const PointResult& point) {
   row.comm_s = point.step.per_step.communication_s;
   row.exposed_comm_s = point.step.per_step.exposed_communication_s;
   row.idle_s = point.step.per_step.idle_s;
+  row.interference_s = point.step.per_step.interference_s;
+  row.straggler_s = point.step.per_step.straggler_s;
   row.flows = point.replay.flows;
   if (scenario.model && !point.tensor_pipeline) row.mp_speedup = scenario.plans.at(point.strategy).mp_speedup();
   if (point.training) {

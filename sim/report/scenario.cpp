@@ -1,5 +1,6 @@
 #include "sim/report/scenario.h"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -57,6 +58,7 @@ Scenario trace_scenario(PlatformSpec platform, ExecutionGraph trace, ReplayOptio
   scenario.cost_family = family_of(table, platform.node.gpu);
   scenario.platform = std::move(platform);
   scenario.replay = std::move(replay);
+  scenario.trace_compute_cv = trace_compute_cv(trace);
   scenario.trace = std::move(trace);
   scenario.trace_statistics = std::move(statistics);
   scenario.source = std::move(source);
@@ -87,6 +89,19 @@ void place_strategy(Scenario& scenario, const StrategySpec& strategy) {
   if (!scenario.model || strategy.is_tensor_pipeline()) return;
   WorkerPlan& plan = scenario.plans.at(strategy);
   adopt_placement(plan, place_worker(plan, scenario.hybrid.at(strategy).placement, scenario.model->source));
+}
+
+ComputeVariability compute_variability(const Scenario& scenario) {
+  ComputeVariability variability;
+  variability.seed = scenario.platform.variability.seed;
+  if (scenario.platform.variability.compute_cv) {
+    variability.cv = *scenario.platform.variability.compute_cv;
+    variability.source = scenario.platform.source + ": variability.compute_cv";
+  } else if (scenario.trace_compute_cv) {
+    variability.cv = *scenario.trace_compute_cv;
+    variability.source = scenario.source + ": its steps' GPU time";
+  }
+  return variability;
 }
 
 void check_point(const Scenario& scenario, const StrategySpec& strategy, int gpus) {
@@ -152,8 +167,16 @@ PointResult simulate_point(const Scenario& scenario, const StrategySpec& strateg
   if (strategy.is_tensor_pipeline()) result.tensor_pipeline = tensor_pipeline_plan(scenario, strategy, gpus);
   else check_point(scenario, strategy, gpus);
   const ExecutionGraph graph = lower_point(scenario, result);
+  result.variability = compute_variability(scenario);
+  // A trace's measured step already waited for the slowest of its own ranks: only the ranks
+  // added beyond them slow it further.
+  const int measured_ranks = scenario.trace ? scenario.trace->world_size() : 1;
+  result.straggler_delay = std::max(0.0, expected_straggler_delay(result.variability, gpus) -
+                                             expected_straggler_delay(result.variability, measured_ranks));
+  ReplayOptions options = scenario.replay;
+  options.straggler_delay = result.straggler_delay;
   try {
-    result.replay = replay(graph, scenario.platform, scenario.replay);
+    result.replay = replay(graph, scenario.platform, options);
   } catch (const ReplayDeadlock& deadlock) {
     if (scenario.model) throw;  // a graph scalecast built: a bug, not the user's input
     throw InputError(scenario.source, deadlock.field(), deadlock.what());

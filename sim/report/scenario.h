@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cost/compute_variability.h"
 #include "sim/cost/cost_model_table.h"
 #include "sim/cost/trace_scaling.h"
 #include "sim/engine/replay_engine.h"
@@ -45,6 +46,7 @@ struct Scenario {
   std::optional<TraceScaling> scaling;         // a trace: what was rescaled to the platform's GPU, by class
   std::map<StrategySpec, TensorPipelineOptions> tensor_pipeline;  // tp/pp strategies' options
   std::optional<int> global_batch;  // for tp/pp strategies: overrides the workload's global_batch
+  std::optional<double> trace_compute_cv;      // a trace's own step-to-step spread of GPU time, when it shows one
 
   // The workload whose batch, dataset and epochs(B) give time to train; nullptr when unknown.
   const ModelGraph* statistics() const;
@@ -67,6 +69,11 @@ void add_strategy(Scenario& scenario, const StrategySpec& strategy, HybridOption
 // Places a prepared worker in this process (a sweep places in child processes and adopts).
 void place_strategy(Scenario& scenario, const StrategySpec& strategy);
 
+// How a rank's GPU time varies from step to step: the platform file's `variability.compute_cv`
+// when given, else the trace's own spread (trace_compute_cv), else the default
+// (sim/cost/compute_variability.h); the platform's seed.
+ComputeVariability compute_variability(const Scenario& scenario);
+
 // Refuses a point the platform or the strategy cannot hold (RequestError("gpus"); for tp/pp also
 // "strategy" when it does not fit in memory, "global_batch" when the batch does not split),
 // before anything expensive runs.
@@ -87,6 +94,10 @@ struct PointResult {
   ReplayResult replay;
   StepReport step;
   std::optional<TensorPipelinePlan> tensor_pipeline;  // a tp/pp point's layout, memory and costs
+  ComputeVariability variability;
+  // The slowest of the point's ranks: its expected relative delay (beyond a trace's own ranks,
+  // whose straggling its measured step already holds).
+  double straggler_delay = 0;
   std::optional<TrainingEstimate> training;  // when the statistics are known
   double sim_wall_s = 0;                     // lowering and replay
   // Where the result leaves the ground the model stands on (point_warnings in scenario.cpp).

@@ -204,11 +204,15 @@ std::string step_breakdown_svg(const std::string& title, const std::vector<Sweep
   struct Part {
     const char* label;
     const char* colour;
-    double SweepRow::*field;
+    double (*ms)(const SweepRow&);
   };
-  const Part parts[] = {{"compute", "#4c78a8", &SweepRow::compute_s},
-                        {"exposed comm.", "#e45756", &SweepRow::exposed_comm_s},
-                        {"idle", "#bab0ac", &SweepRow::idle_s}};
+  // Compute alone, then what the GPU's sharing with NCCL and the slowest rank added to it.
+  const Part parts[] = {
+      {"compute", "#4c78a8", [](const SweepRow& r) { return (r.compute_s - r.interference_s - r.straggler_s) * 1e3; }},
+      {"interference", "#72b7b2", [](const SweepRow& r) { return r.interference_s * 1e3; }},
+      {"stragglers", "#eeca3b", [](const SweepRow& r) { return r.straggler_s * 1e3; }},
+      {"exposed comm.", "#e45756", [](const SweepRow& r) { return r.exposed_comm_s * 1e3; }},
+      {"idle", "#bab0ac", [](const SweepRow& r) { return r.idle_s * 1e3; }}};
   for (size_t g = 0; g < counts.size(); ++g) {
     const double centre = kLeft + group_width * (g + 0.5);
     svg << "<text x=\"" << centre << "\" y=\"" << kTop + kPlotHeight + 30 << "\" font-size=\"11\" text-anchor=\"middle\">"
@@ -223,7 +227,7 @@ std::string step_breakdown_svg(const std::string& title, const std::vector<Sweep
       if (row == rows.end()) continue;
       double base_ms = 0;
       for (const Part& part : parts) {
-        const double ms = (*row).*part.field * 1e3;
+        const double ms = part.ms(*row);
         if (ms <= 0) continue;
         svg << "<rect x=\"" << number(x + 1, "%.1f") << "\" y=\"" << number(py(base_ms + ms), "%.1f") << "\" width=\""
             << number(bar_width - 2, "%.1f") << "\" height=\"" << number(py(base_ms) - py(base_ms + ms), "%.1f")

@@ -42,6 +42,8 @@ nlohmann::ordered_json to_json(const SweepRow& row) {
   out["comm_s"] = row.comm_s;
   out["exposed_comm_s"] = row.exposed_comm_s;
   out["idle_s"] = row.idle_s;
+  out["interference_s"] = row.interference_s;
+  out["straggler_s"] = row.straggler_s;
   out["mp_speedup"] = row.mp_speedup;
   out["epochs"] = optional_number(row.epochs);
   out["time_to_train_s"] = optional_number(row.time_to_train_s);
@@ -63,6 +65,8 @@ SweepRow row_from_json(const nlohmann::json& json) {
   row.comm_s = json.at("comm_s").get<double>();
   row.exposed_comm_s = json.at("exposed_comm_s").get<double>();
   row.idle_s = json.at("idle_s").get<double>();
+  row.interference_s = json.value("interference_s", 0.0);
+  row.straggler_s = json.value("straggler_s", 0.0);
   row.mp_speedup = json.at("mp_speedup").get<double>();
   row.epochs = read_optional(json, "epochs");
   row.time_to_train_s = read_optional(json, "time_to_train_s");
@@ -126,12 +130,13 @@ std::string sweep_csv(const std::vector<SweepRow>& rows, const SweepSummary& sum
   for (const auto& b : summary.best) best_at[b.gpus] = b.strategy;
   std::string csv =
       "gpus,strategy,gpus_per_worker,workers,global_batch,step_time_s,compute_s,comm_s,exposed_comm_s,idle_s,"
-      "mp_speedup,epochs,time_to_train_s,best\n";
+      "interference_s,straggler_s,mp_speedup,epochs,time_to_train_s,best\n";
   for (const SweepRow& row : rows) {
     csv += std::to_string(row.gpus) + "," + row.strategy + "," + std::to_string(row.gpus_per_worker) + "," +
            std::to_string(row.workers) + "," + csv_number(row.global_batch) + "," + csv_number(row.step_time_s) + "," +
            csv_number(row.compute_s) + "," + csv_number(row.comm_s) + "," + csv_number(row.exposed_comm_s) + "," +
-           csv_number(row.idle_s) + "," + csv_number(row.mp_speedup) + "," + csv_number(row.epochs) + "," +
+           csv_number(row.idle_s) + "," + csv_number(row.interference_s) + "," + csv_number(row.straggler_s) + "," +
+           csv_number(row.mp_speedup) + "," + csv_number(row.epochs) + "," +
            csv_number(row.time_to_train_s) + "," + (best_at[row.gpus] == row.strategy ? "1" : "0") + "\n";
   }
   return csv;

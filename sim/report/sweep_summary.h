@@ -24,6 +24,8 @@ struct SweepRow {
   double comm_s = 0;
   double exposed_comm_s = 0;
   double idle_s = 0;
+  double interference_s = 0;    // parts of compute_s: NCCL kernels sharing the GPU, the slowest rank's pace
+  double straggler_s = 0;
   double mp_speedup = 1;        // the worker's 1-GPU step / M-GPU step (placement's schedule)
   // Unknown (nullopt) for a trace swept without --stats-from.
   std::optional<double> global_batch, epochs, time_to_train_s;

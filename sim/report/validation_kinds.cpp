@@ -2,8 +2,12 @@
 // the case, runs one scenario through the same pipeline the commands use, and returns the
 // predicted value in its unit. Paths in cases are relative to the source tree.
 #include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
 
 #include "sim/core/input_error.h"
+#include "sim/core/process_pool.h"
 #include "sim/core/preset_paths.h"
 #include "sim/cost/cost_model_table.h"
 #include "sim/cost/trace_scaling.h"
@@ -149,6 +153,40 @@ double simulate_iteration_time(const ValidationCase& c) {
   return simulate_tp_pp_case(c, case_transformer_workload(c)).step.step_time_s;
 }
 
+// ---- data-parallel scaling ------------------------------------------------------------------
+
+// A workload's data-parallel speedup at `gpus` over one GPU, each GPU at the same batch
+// (weak scaling, as DLPerf and DeepLearningExamples report it): gpus x step(1) / step(gpus),
+// both through simulate's pipeline (DDP's buckets, GPU sharing, stragglers).
+double simulate_dp_speedup(const ValidationCase& c) {
+  ModelGraph model = load_model_graph(workload_in_tree(c.text("workload")));
+  if (c.optional_text("batch")) model.batch_per_gpu = c.integer("batch");
+  if (auto precision = c.optional_text("precision")) model = at_precision(std::move(model), *precision);
+  Scenario scenario = workload_scenario(load_platform(c.text("platform")), std::move(model), {}, c.text("workload"));
+  const StrategySpec dp{};
+  add_strategy(scenario, dp, HybridOptions{});
+  place_strategy(scenario, dp);
+  const int gpus = c.integer("gpus");
+  check_point(scenario, dp, gpus);
+  // Each point in a process of its own (SimGrid's engine runs once per process).
+  const int points[] = {1, gpus};
+  double step_s[2] = {0, 0};
+  std::string failure;
+  run_in_processes(
+      2, 1,
+      [&](int i) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.17g", simulate_point(scenario, dp, points[i]).step.step_time_s);
+        return std::string(text);
+      },
+      [&](int i, const JobOutcome& outcome) {
+        if (outcome.exit_code != 0) failure = outcome.output;
+        else step_s[i] = std::stod(outcome.output);
+      });
+  if (!failure.empty()) throw std::runtime_error("dp_speedup: " + failure);
+  return gpus * step_s[0] / step_s[1];
+}
+
 }  // namespace
 
 const std::vector<ValidationKind>& validation_kinds() {
@@ -177,6 +215,9 @@ const std::vector<ValidationKind>& validation_kinds() {
       {"iteration_time", "s", "a tp/pp training step: the step time against the measured iteration time",
        {"platform", "workload", "strategy", "gpus"},
        {"global_batch", "layers", "hidden", "ffn_hidden", "heads", "vocabulary", "sequence"}, simulate_iteration_time},
+      {"dp_speedup", "x",
+       "a workload's data-parallel throughput on N GPUs over one GPU's at the same per-GPU batch, against the measured speedup",
+       {"workload", "platform", "gpus"}, {"batch", "precision"}, simulate_dp_speedup},
   };
   return kinds;
 }

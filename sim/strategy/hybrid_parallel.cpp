@@ -4,6 +4,7 @@
 #include <map>
 
 #include "sim/core/input_error.h"
+#include "sim/strategy/ddp_reducer.h"
 #include "sim/strategy/worker_links.h"
 #include "sim/workload/step_estimate.h"
 
@@ -134,21 +135,44 @@ ExecutionGraph hybrid_graph_frame(const ModelGraph& model, int m, int gpus) {
 }
 
 // Where each step task landed: its index in its GPU's program and its position in that GPU's
-// schedule (which orders transfers).
+// schedule (which orders transfers); and each GPU's gradients in the order they become ready.
 struct TaskSlots {
   std::vector<int> index_in_program;
   std::vector<int> position_on_gpu;
+  std::vector<std::vector<ReadyGradient>> ready;  // per GPU of the worker
+  std::vector<double> held_weight_bytes;          // per GPU of the worker
 };
 
-// Compute tasks, in the order the placement's schedule runs them on each GPU.
-TaskSlots add_compute_tasks(const WorkerPlan& plan, ExecutionGraph& graph) {
-  TaskSlots slots{std::vector<int>(plan.step.tasks.size(), -1), std::vector<int>(plan.step.tasks.size(), -1)};
-  for (int slot = 0; slot < plan.gpus_per_worker; ++slot)
+// Compute tasks, in the order the placement's schedule runs them on each GPU. A gradient is
+// ready after its last weight-gradient task (a weight shared by several operators after its
+// last contribution); with several workers, DDP copies it into its bucket right then.
+TaskSlots add_compute_tasks(const ModelGraph& model, const WorkerPlan& plan, int workers, ExecutionGraph& graph) {
+  const int m = plan.gpus_per_worker;
+  TaskSlots slots{std::vector<int>(plan.step.tasks.size(), -1), std::vector<int>(plan.step.tasks.size(), -1),
+                  std::vector<std::vector<ReadyGradient>>(m), std::vector<double>(m, 0)};
+  std::vector<int> contributions(model.operators.size(), 0);
+  for (const StepTask& t : plan.step.tasks)
+    if (t.pass == Pass::backward_weight) ++contributions[group_of(model, t.op)];
+  for (int slot = 0; slot < m; ++slot)
     for (size_t k = 0; k < plan.placement.task_order[slot].size(); ++k) {
       const int t = plan.placement.task_order[slot][k];
-      slots.index_in_program[t] = static_cast<int>(graph.programs[slot].tasks.size());
+      auto& tasks = graph.programs[slot].tasks;
+      slots.index_in_program[t] = static_cast<int>(tasks.size());
       slots.position_on_gpu[t] = static_cast<int>(k);
-      graph.programs[slot].tasks.push_back(priced_task(plan.step.tasks[t]));
+      tasks.push_back(priced_task(plan.step.tasks[t]));
+      const StepTask& step_task = plan.step.tasks[t];
+      if (step_task.pass != Pass::backward_weight) continue;
+      const int owner = group_of(model, step_task.op);
+      if (--contributions[owner] > 0) continue;
+      const Operator& op = model.operators[owner];
+      slots.held_weight_bytes[slot] += op.parameter_bytes;
+      const double bytes = gradient_bytes(op, model.batch_per_gpu);
+      int ready_task = slots.index_in_program[t];
+      if (workers > 1) {
+        ready_task = static_cast<int>(tasks.size());
+        tasks.push_back(ddp_gradient_copy(op.name + ".grad -> bucket", bytes, kComputeStream));
+      }
+      slots.ready[slot].push_back({op.name, bytes, ready_task});
     }
   return slots;
 }
@@ -226,21 +250,6 @@ void add_transfers(const WorkerPlan& plan, const std::vector<Transfer>& ordered,
   }
 }
 
-// The gradient allreduce of one DDP-style bucket on a GPU's gradient communicator.
-Task bucket_allreduce(const ModelGraph& model, int slot, int bucket, double bytes, int last_gradient) {
-  Task allreduce;
-  allreduce.kind = TaskKind::collective;
-  allreduce.name = "allreduce.gpu" + std::to_string(slot) + ".bucket" + std::to_string(bucket);
-  allreduce.op = CollectiveOp::allreduce;
-  allreduce.communicator = slot;
-  allreduce.dtype = model.precision == "fp32" ? "float32" : "float16";
-  allreduce.bytes = bytes;
-  allreduce.stream = kGradientStream;
-  allreduce.step = 0;
-  allreduce.deps.push_back({0, last_gradient});
-  return allreduce;
-}
-
 // The optimizer reads and writes weights, gradients and optimizer state: memory-bound. It runs
 // once every bucket is reduced (`update_deps`).
 Task optimizer_task(int slot, double held_weight_bytes, const std::vector<int>& update_deps) {
@@ -257,45 +266,30 @@ Task optimizer_task(int slot, double held_weight_bytes, const std::vector<int>& 
   return update;
 }
 
-// One GPU's gradients, in the order its backward completes them (a weight shared by several
-// operators after its last contribution), in DDP-style buckets allreduced among the GPUs of the
-// same slot in every worker as soon as a bucket is full; then the optimizer step.
-// `contributions`: per parameter group, the weight-gradient tasks still to come (counted down).
-void add_gradient_exchange(const ModelGraph& model, const WorkerPlan& plan, const HybridOptions& options, int slot,
-                           int workers, const TaskSlots& slots, std::vector<int>& contributions, ExecutionGraph& graph) {
-  const int m = plan.gpus_per_worker;
+// One GPU's gradients, reduced with the GPUs holding the same operators in the other workers
+// as DDP does it (sim/strategy/ddp_reducer.h); then the optimizer step.
+void add_gradient_exchange(const HybridOptions& options, int m, int slot, int workers, const TaskSlots& slots,
+                           ExecutionGraph& graph) {
   Communicator gradients{slot, "gradients.gpu" + std::to_string(slot), {{}}};
   for (int w = 0; w < workers; ++w) gradients.groups[0].push_back(w * m + slot);
   graph.communicators.push_back(std::move(gradients));
 
   auto& tasks = graph.programs[slot].tasks;
   std::vector<int> update_deps;
-  double bucket_bytes = 0, held_weight_bytes = 0;
-  int last_gradient = -1, buckets = 0;
-  auto close_bucket = [&]() {
-    if (last_gradient < 0) return;
-    if (workers > 1) {
-      update_deps.push_back(static_cast<int>(tasks.size()));
-      tasks.push_back(bucket_allreduce(model, slot, buckets, bucket_bytes * options.gradient_bytes_scale, last_gradient));
-    } else {
-      update_deps.push_back(last_gradient);
-    }
-    ++buckets;
-    bucket_bytes = 0;
-    last_gradient = -1;
-  };
-  for (int t : plan.placement.task_order[slot]) {
-    const StepTask& step_task = plan.step.tasks[t];
-    if (step_task.pass != Pass::backward_weight) continue;
-    const int owner = group_of(model, step_task.op);
-    last_gradient = slots.index_in_program[t];
-    if (--contributions[owner] > 0) continue;
-    bucket_bytes += gradient_bytes(model.operators[owner], model.batch_per_gpu);
-    held_weight_bytes += model.operators[owner].parameter_bytes;
-    if (bucket_bytes >= options.bucket_bytes) close_bucket();
+  if (workers > 1) {
+    DdpLowering lowering;
+    lowering.compute_stream = kComputeStream;
+    lowering.nccl_stream = kGradientStream;
+    lowering.communicator = slot;
+    lowering.label = "gpu" + std::to_string(slot);
+    lowering.first_bucket_bytes = options.first_bucket_bytes;
+    lowering.bucket_cap_bytes = options.bucket_bytes;
+    lowering.allreduce_bytes_scale = options.gradient_bytes_scale;
+    if (int last = append_ddp_reduction(slots.ready[slot], lowering, tasks); last >= 0) update_deps.push_back(last);
+  } else {
+    for (const ReadyGradient& g : slots.ready[slot]) update_deps.push_back(g.copy_task);
   }
-  close_bucket();
-  if (held_weight_bytes > 0) tasks.push_back(optimizer_task(slot, held_weight_bytes, update_deps));
+  if (slots.held_weight_bytes[slot] > 0) tasks.push_back(optimizer_task(slot, slots.held_weight_bytes[slot], update_deps));
 }
 
 }  // namespace
@@ -307,14 +301,10 @@ ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int
                      std::to_string(gpus) + " GPUs cannot be split into workers of " + std::to_string(m) + " GPUs");
   const int workers = gpus / m;
   ExecutionGraph graph = hybrid_graph_frame(model, m, gpus);
-  const TaskSlots slots = add_compute_tasks(plan, graph);
+  const TaskSlots slots = add_compute_tasks(model, plan, workers, graph);
   add_transfers(plan, collect_transfers(model, plan, slots, graph), slots, workers, graph);
 
-  std::vector<int> contributions(model.operators.size(), 0);
-  for (const StepTask& t : plan.step.tasks)
-    if (t.pass == Pass::backward_weight) ++contributions[group_of(model, t.op)];
-  for (int slot = 0; slot < m; ++slot)
-    add_gradient_exchange(model, plan, options, slot, workers, slots, contributions, graph);
+  for (int slot = 0; slot < m; ++slot) add_gradient_exchange(options, m, slot, workers, slots, graph);
   std::sort(graph.communicators.begin(), graph.communicators.end(),
             [](const Communicator& a, const Communicator& b) { return a.id < b.id; });
   return graph;

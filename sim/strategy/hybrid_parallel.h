@@ -2,7 +2,7 @@
 // Each worker runs the training step of a model placed over its M GPUs (activations cross
 // between them over the node's links); every GPU allreduces the gradients of the operators it
 // holds with the GPUs holding the same operators in the other workers, in DDP-style buckets
-// overlapped with the backward pass. DP is hybrid:1 (one GPU holds every operator).
+// overlapped with the backward pass (sim/strategy/ddp_reducer.h). DP is hybrid:1 (one GPU holds every operator).
 #pragma once
 
 #include <string>
@@ -32,6 +32,7 @@ struct WorkerPlan {
 struct HybridOptions {
   int gpus_per_worker = 1;
   double bucket_bytes = 25.0 * 1024 * 1024;  // DDP's default bucket_cap_mb
+  double first_bucket_bytes = 1024.0 * 1024;  // DDP's first bucket (reducer.cpp kDefaultFirstBucketBytes)
   double gradient_bytes_scale = 1;            // 0 turns the gradients' allreduces into no-ops
   PlacementOptions placement;
 };

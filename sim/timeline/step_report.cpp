@@ -97,11 +97,14 @@ void add_breakdown(const Timeline& timeline, const CollectiveWaits& waits, StepR
     sum.idle_s += b.idle_s;
     sum.host_s += b.host_s;
     sum.host_only_s += b.host_only_s;
+    sum.interference_s += b.interference_s;
+    sum.straggler_s += b.straggler_s;
     waiting_s += exposed_waiting_s(timeline.classes[c], waits.waiting[c], step.start_s, step.end_s);
   }
   const double n = static_cast<double>(steady.size());
   report.per_step = {sum.span_s / n, sum.compute_s / n, sum.communication_s / n, sum.exposed_communication_s / n,
-                     sum.idle_s / n,  sum.host_s / n,    sum.host_only_s / n};
+                     sum.idle_s / n,  sum.host_s / n,    sum.host_only_s / n,   sum.interference_s / n,
+                     sum.straggler_s / n};
   report.per_step_waiting_s = waiting_s / n;
 }
 

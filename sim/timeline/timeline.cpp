@@ -65,10 +65,17 @@ double overlap(const std::vector<Interval>& x, const std::vector<Interval>& y) {
 
 TimeBreakdown breakdown(const RankClassTimeline& timeline, double from_s, double to_s) {
   std::vector<Interval> compute, communication, host;
+  double interference_s = 0, straggler_s = 0;
   for (const TimelineEvent& e : timeline.events) {
     if (e.end_s < from_s || e.start_s > to_s) continue;
     auto& into = e.category == EventCategory::compute ? compute : e.category == EventCategory::host ? host : communication;
     into.emplace_back(e.start_s, e.end_s);
+    if (e.category == EventCategory::compute && e.end_s > e.start_s && (e.interference_s > 0 || e.straggler_s > 0)) {
+      // The part of the task inside the interval carries its share of the lost time.
+      const double inside = (std::min(e.end_s, to_s) - std::max(e.start_s, from_s)) / (e.end_s - e.start_s);
+      interference_s += e.interference_s * inside;
+      straggler_s += e.straggler_s * inside;
+    }
   }
   auto compute_union = merged(std::move(compute), from_s, to_s);
   auto communication_union = merged(std::move(communication), from_s, to_s);
@@ -84,6 +91,8 @@ TimeBreakdown breakdown(const RankClassTimeline& timeline, double from_s, double
   std::vector<Interval> gpu = compute_union;
   gpu.insert(gpu.end(), communication_union.begin(), communication_union.end());
   b.host_only_s = b.host_s - overlap(host_union, merged(std::move(gpu), from_s, to_s));
+  b.interference_s = interference_s;
+  b.straggler_s = straggler_s;
   return b;
 }
 

@@ -27,6 +27,11 @@ struct TimelineEvent {
   double start_s = 0;
   double end_s = 0;
   double bytes = 0;
+  // Compute: how much longer than alone the task ran because NCCL kernels shared its GPU
+  // (sim/engine/gpu_sharing.h), and because the job runs at the pace of its slowest rank
+  // (ReplayOptions::straggler_delay); both are part of end_s - start_s.
+  double interference_s = 0;
+  double straggler_s = 0;
   bool operator==(const TimelineEvent&) const = default;
 };
 
@@ -48,7 +53,8 @@ struct Timeline {
 // compute did; idle the rest (the GPU neither computed nor communicated). Host time is
 // counted beside them, not in them: host_s is the time at least one host (CPU thread) task
 // ran, host_only_s the part of it during which the GPU was idle (a launch-bound rank's idle
-// time is mostly host_only_s).
+// time is mostly host_only_s). interference_s and straggler_s say how much of compute_s the
+// GPU's sharing with NCCL and the slowest rank's pace account for.
 struct TimeBreakdown {
   double span_s = 0;
   double compute_s = 0;
@@ -57,6 +63,10 @@ struct TimeBreakdown {
   double idle_s = 0;
   double host_s = 0;
   double host_only_s = 0;
+  // Parts of compute_s: time compute tasks lost to NCCL kernels sharing their GPU, and the
+  // slowest rank's extra time (sums over the compute tasks in the interval).
+  double interference_s = 0;
+  double straggler_s = 0;
 };
 TimeBreakdown breakdown(const RankClassTimeline& timeline, double from_s, double to_s);
 

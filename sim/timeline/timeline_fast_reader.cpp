@@ -20,7 +20,7 @@ enum class Context { root, classes, rank_class, ranks, events, event };
 // Field ids per object kind; bit i of `seen` says field i was read.
 enum RootField { kFormat, kVersion, kPlatform, kWorldSize, kClasses };
 enum ClassField { kRanks, kEvents };
-enum EventField { kStream, kStep, kCategory, kName, kStart, kEnd, kBytes };
+enum EventField { kStream, kStep, kCategory, kName, kStart, kEnd, kBytes, kInterference, kStraggler };
 
 class TimelineSax {
  public:
@@ -75,11 +75,12 @@ class TimelineSax {
   bool key(std::string& name) {
     static const char* const root_fields[] = {"format", "version", "platform", "world_size", "classes"};
     static const char* const class_fields[] = {"ranks", "events"};
-    static const char* const event_fields[] = {"stream", "step", "category", "name", "start_s", "end_s", "bytes"};
+    static const char* const event_fields[] = {"stream",  "step",  "category",       "name",       "start_s",
+                                               "end_s",   "bytes", "interference_s", "straggler_s"};
     switch (top()) {
       case Context::root: return field(name, root_fields, 5);
       case Context::rank_class: return field(name, class_fields, 2);
-      case Context::event: return field(name, event_fields, 7);
+      case Context::event: return field(name, event_fields, 9);
       default: return false;
     }
   }
@@ -92,6 +93,8 @@ class TimelineSax {
     if (context == Context::event) {
       const int required = 1 << kStream | 1 << kCategory | 1 << kName | 1 << kStart | 1 << kEnd;
       if ((seen & required) != required || event_.end_s < event_.start_s || event_.bytes < 0) return false;
+      for (double lost_s : {event_.interference_s, event_.straggler_s})
+        if (lost_s < 0 || lost_s > event_.end_s - event_.start_s) return false;
       timeline.classes.back().events.push_back(std::move(event_));
       return true;
     }
@@ -156,6 +159,8 @@ class TimelineSax {
     if (field_ == kStart) return (event_.start_s = value, true);
     if (field_ == kEnd) return (event_.end_s = value, true);
     if (field_ == kBytes) return (event_.bytes = value, true);
+    if (field_ == kInterference) return (event_.interference_s = value, true);
+    if (field_ == kStraggler) return (event_.straggler_s = value, true);
     return false;
   }
 

@@ -56,6 +56,12 @@ TimelineEvent parse_event(const json& value, const std::string& source, const st
     throw fields.error("end_s", "is before start_s (" + json(event.end_s).dump() + " < " + json(event.start_s).dump() + ")");
   if (const json* bytes = fields.find("bytes")) event.bytes = fields.get<double>("bytes", *bytes);
   if (event.bytes < 0) throw fields.error("bytes", "is negative");
+  for (auto [name, into] : {std::pair<const char*, double*>{"interference_s", &event.interference_s},
+                            std::pair<const char*, double*>{"straggler_s", &event.straggler_s}}) {
+    if (const json* value = fields.find(name)) *into = fields.get<double>(name, *value);
+    if (*into < 0) throw fields.error(name, "is negative");
+    if (*into > event.end_s - event.start_s) throw fields.error(name, "is longer than the event");
+  }
   fields.reject_unknown();
   return event;
 }
@@ -120,7 +126,11 @@ std::string string_text(const std::string& value) {
 void write_event(const TimelineEvent& e, std::ostream& out) {
   out << "{\"stream\":" << e.stream << ",\"step\":" << e.step << ",\"category\":" << string_text(to_string(e.category))
       << ",\"name\":" << string_text(e.name) << ",\"start_s\":" << number_text(e.start_s, "start_s")
-      << ",\"end_s\":" << number_text(e.end_s, "end_s") << ",\"bytes\":" << number_text(e.bytes, "bytes") << "}";
+      << ",\"end_s\":" << number_text(e.end_s, "end_s") << ",\"bytes\":" << number_text(e.bytes, "bytes");
+  // Only where the replay slowed the task, so that other timelines stay as they were.
+  if (e.interference_s > 0) out << ",\"interference_s\":" << number_text(e.interference_s, "interference_s");
+  if (e.straggler_s > 0) out << ",\"straggler_s\":" << number_text(e.straggler_s, "straggler_s");
+  out << "}";
 }
 
 void write_class(const RankClassTimeline& rank_class, std::ostream& out) {
@@ -144,14 +154,14 @@ json timeline_to_json(const Timeline& timeline) {
   json classes = json::array();
   for (const RankClassTimeline& rank_class : timeline.classes) {
     json events = json::array();
-    for (const TimelineEvent& e : rank_class.events)
-      events.push_back({{"stream", e.stream},
-                        {"step", e.step},
-                        {"category", to_string(e.category)},
-                        {"name", e.name},
-                        {"start_s", e.start_s},
-                        {"end_s", e.end_s},
-                        {"bytes", e.bytes}});
+    for (const TimelineEvent& e : rank_class.events) {
+      json event = {{"stream", e.stream},       {"step", e.step},   {"category", to_string(e.category)},
+                    {"name", e.name},           {"start_s", e.start_s}, {"end_s", e.end_s},
+                    {"bytes", e.bytes}};
+      if (e.interference_s > 0) event["interference_s"] = e.interference_s;
+      if (e.straggler_s > 0) event["straggler_s"] = e.straggler_s;
+      events.push_back(std::move(event));
+    }
     classes.push_back({{"ranks", rank_class.ranks}, {"events", std::move(events)}});
   }
   return {{"format", kTimelineFormatName},

@@ -38,19 +38,30 @@ TEST(Simulate, ForcedAlgorithmAppliesWhereItFitsAndSaysWhereNot) {
   EXPECT_NE(out["warnings"][0].get<std::string>().find("broadcast"), std::string::npos) << out["warnings"].dump();
 }
 
-TEST(Simulate, WithoutGradientsEveryScaleTakesTheOneGpuStepTime) {
-  // A gradient bucket of 0 bytes makes every allreduce empty: DP adds nothing to the step.
+TEST(Simulate, WithoutGradientsEveryScaleTakesTheOneGpuStepTimeAndDdpsCopies) {
+  // A gradient bucket of 0 bytes makes every allreduce empty: DP adds only DDP's copies of the
+  // gradients into their buckets and back (ddp_reducer.h), the same at every scale, and the
+  // slowest rank's pace (every GPU task 1 + delay times as long); a single GPU has neither.
   auto one = simulate("--platform dgx-a100 --workload resnet50 --gpus 1 --bucket 1GiB --zero-gradients");
-  for (int gpus : {8, 64}) {
-    auto many = simulate("--platform dgx-a100 --workload resnet50 --bucket 1GiB --zero-gradients --gpus " + std::to_string(gpus));
-    EXPECT_DOUBLE_EQ(many["step_time_s"].get<double>(), one["step_time_s"].get<double>()) << gpus;
-    EXPECT_DOUBLE_EQ(many["exposed_comm_s"].get<double>(), 0.0);
-  }
+  auto eight = simulate("--platform dgx-a100 --workload resnet50 --bucket 1GiB --zero-gradients --gpus 8");
+  auto many = simulate("--platform dgx-a100 --workload resnet50 --bucket 1GiB --zero-gradients --gpus 64");
+  auto at_own_pace = [](const nlohmann::json& out) {
+    return out["step_time_s"].get<double>() / (1 + out["stragglers"]["slowest_rank_delay"].get<double>());
+  };
+  EXPECT_EQ(one["stragglers"]["slowest_rank_delay"].get<double>(), 0.0);
+  EXPECT_GT(many["stragglers"]["slowest_rank_delay"].get<double>(), eight["stragglers"]["slowest_rank_delay"].get<double>());
+  EXPECT_NEAR(at_own_pace(many), at_own_pace(eight), 1e-9 * at_own_pace(eight));
+  EXPECT_GT(at_own_pace(eight), one["step_time_s"].get<double>());
+  EXPECT_LT(at_own_pace(eight), one["step_time_s"].get<double>() * 1.02);
+  EXPECT_DOUBLE_EQ(many["exposed_comm_s"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(many["interference_s"].get<double>(), 0.0);  // empty allreduces hold no SMs
 }
 
 TEST(Simulate, ExposedCommunicationGrowsWithScale) {
+  // On one or two nodes the last bucket's allreduce hides behind DDP's copies back into
+  // the earlier buckets' gradients; across more nodes it outlasts them.
   double previous = -1;
-  for (int gpus : {8, 16, 64, 256}) {
+  for (int gpus : {16, 64, 256}) {
     auto out = simulate("--platform dgx-a100 --workload resnet50 --algo ring --gpus " + std::to_string(gpus));
     const double exposed = out["exposed_comm_s"].get<double>();
     EXPECT_GT(exposed, previous) << gpus;
@@ -73,6 +84,31 @@ TEST_F(SimulateFiles, SameInputsGiveIdenticalOutputs) {
   const std::string timeline_a = testing::read_text(dir + "/a.json");
   EXPECT_FALSE(timeline_a.empty());
   EXPECT_EQ(timeline_a, testing::read_text(dir + "/b.json"));
+}
+
+// DP's breakdown: NCCL kernels sharing the GPU and the slowest rank are parts of compute,
+// reported apart; the slowest rank's cost grows with the ranks, follows the platform's spread
+// and is gone at spread 0.
+TEST_F(SimulateFiles, StragglersAndGpuSharingAreReportedAndFollowThePlatform) {
+  const std::string dp = " --workload resnet50 --precision fp32 --batch 128 --gpus ";
+  auto eight = simulate("--platform dgx1-v100-1nic" + dp + "8");
+  auto thirty_two = simulate("--platform dgx1-v100-1nic" + dp + "32");
+  for (const auto* out : {&eight, &thirty_two}) {
+    EXPECT_GT((*out)["interference_s"].get<double>(), 0.0);
+    EXPECT_GT((*out)["straggler_s"].get<double>(), 0.0);
+    EXPECT_LT((*out)["interference_s"].get<double>() + (*out)["straggler_s"].get<double>(), (*out)["compute_s"].get<double>());
+    EXPECT_EQ((*out)["stragglers"]["cv_source"], "default");
+  }
+  EXPECT_GT(thirty_two["straggler_s"].get<double>(), eight["straggler_s"].get<double>());
+
+  const std::string preset = testing::read_text(std::string(SCALECAST_SOURCE_DIR) + "/platforms/dgx1-v100-1nic.yaml");
+  auto steady = simulate("--platform " + write_text("steady.yaml", preset + "variability: {compute_cv: 0}\n") + dp + "32");
+  EXPECT_EQ(steady["straggler_s"].get<double>(), 0.0);
+  auto noisy = simulate("--platform " + write_text("noisy.yaml", preset + "variability: {compute_cv: 0.02}\n") + dp + "32");
+  // E[max of 32 normals] = 2.07: the slowest rank runs 4.1% behind.
+  EXPECT_NEAR(noisy["stragglers"]["slowest_rank_delay"].get<double>(), 0.02 * 2.07, 0.02 * 2.07 * 0.01);
+  EXPECT_NE(noisy["stragglers"]["cv_source"].get<std::string>().find("variability.compute_cv"), std::string::npos);
+  EXPECT_GT(noisy["step_time_s"].get<double>(), steady["step_time_s"].get<double>() * 1.03);
 }
 
 TEST(Simulate, RankClassesGiveTheSameAnswerAsPerRankReplay) {

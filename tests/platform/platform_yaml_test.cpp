@@ -130,8 +130,8 @@ int links_between(const NvlinkFabric& fabric, int a, int b) {
 TEST(PlatformPresets, AllAreListed) {
   EXPECT_EQ(platform_presets(),
             (std::vector<std::string>{"dgx-a100", "dgx-a100-80gb", "dgx-a100-oversubscribed", "dgx-h100",
-                                      "dgx-h100-fat-tree-k64", "dgx-h100-superpod", "dgx1-v100", "hgx-b200", "hgx-h200",
-                                      "l40s-pcie", "pcie-8gpu", "rtx4090-pcie"}));
+                                      "dgx-h100-fat-tree-k64", "dgx-h100-superpod", "dgx1-v100", "dgx1-v100-1nic",
+                                      "hgx-b200", "hgx-h200", "l40s-pcie", "pcie-8gpu", "rtx4090-pcie"}));
 }
 
 // Cluster presets scale to any node count; the RTX 4090 workstation is one box of four GPUs.
@@ -284,7 +284,7 @@ TEST_F(PlatformFiles, UnknownPresetListsTheAvailableOnes) {
   } catch (const InputError& error) {
     const std::string message = error.what();
     EXPECT_TRUE(contains(message, "dgx-z900")) << message;
-    EXPECT_TRUE(contains(message, "dgx-a100, dgx-a100-80gb, dgx-a100-oversubscribed, dgx-h100, dgx-h100-fat-tree-k64, dgx-h100-superpod, dgx1-v100, hgx-b200")) << message;
+    EXPECT_TRUE(contains(message, "dgx-a100, dgx-a100-80gb, dgx-a100-oversubscribed, dgx-h100, dgx-h100-fat-tree-k64, dgx-h100-superpod, dgx1-v100, dgx1-v100-1nic, hgx-b200")) << message;
   }
 }
 
@@ -423,6 +423,27 @@ TEST(PlatformYaml, FlopRates) {
 }
 
 // ---- parsing: errors ------------------------------------------------------------------------
+
+TEST(PlatformYaml, VariabilityAndMultiprocessors) {
+  PlatformSpec spec = parse_platform_yaml(kBase, "test.yaml");
+  EXPECT_FALSE(spec.variability.compute_cv);  // the trace's own, else the default
+  EXPECT_EQ(spec.variability.seed, 1u);
+  EXPECT_EQ(spec.node.gpu.multiprocessors, 0);  // not given: no SM share modelled
+  std::string yaml = replaced(kBase, "    memory: 16GiB\n", "    memory: 16GiB\n    multiprocessors: 80\n");
+  spec = parse_platform_yaml(yaml + "variability: {compute_cv: 0.01, seed: 7}\n", "test.yaml");
+  EXPECT_DOUBLE_EQ(*spec.variability.compute_cv, 0.01);
+  EXPECT_EQ(spec.variability.seed, 7u);
+  EXPECT_EQ(spec.node.gpu.multiprocessors, 80);
+}
+
+TEST(PlatformYamlErrors, VariabilityOutOfRange) {
+  expect_error(kBase + "variability: {compute_cv: 1.5}\n", "variability.compute_cv", "fraction in [0, 1]");
+  expect_error(kBase + "variability: {compute_cv: -0.1}\n", "variability.compute_cv", "fraction in [0, 1]");
+  expect_error(kBase + "variability: {seed: -1}\n", "variability.seed");
+  expect_error(kBase + "variability: {cv: 0.1}\n", "variability.cv", "unknown field");
+  expect_error(replaced(kBase, "    memory: 16GiB\n", "    memory: 16GiB\n    multiprocessors: 0\n"),
+               "node.gpu.multiprocessors");
+}
 
 TEST(PlatformYamlErrors, UnknownFieldsAtEveryLevel) {
   expect_error(replaced(kBase, "name: test", "nmae: test"), "nmae", "unknown field");

@@ -1,6 +1,7 @@
 // DP is hybrid:1: a workload graph lowered for one-GPU workers. Gradient buckets fill in the
 // order the backward pass completes the gradients (a weight shared by several operators after
-// its last contribution), sparse gradients count the rows a step touches.
+// its last contribution), sparse gradients count the rows a step touches; each gradient is
+// copied into its bucket when ready and back after its bucket's allreduce (ddp_reducer.h).
 #include <gtest/gtest.h>
 
 #include "sim/strategy/hybrid_parallel.h"
@@ -31,6 +32,7 @@ ModelGraph lstm_like() {
 ExecutionGraph lower_dp(const ModelGraph& model, double bucket_bytes, double gradient_scale = 1) {
   HybridOptions options;
   options.bucket_bytes = bucket_bytes;
+  options.first_bucket_bytes = bucket_bytes;
   options.gradient_bytes_scale = gradient_scale;
   const PlatformSpec platform = testing::nvlink_node(8, {}, 100e9, 1e-6);
   const WorkerPlan plan = plan_worker(model, platform, ComputeCostModel{}, options);
@@ -55,14 +57,31 @@ TEST(DataParallelLowering, OneBucketPerGradientWhenBucketsAreTiny) {
   EXPECT_EQ(allreduces[0]->bytes, 300);
   EXPECT_EQ(allreduces[1]->bytes, 800);
   EXPECT_EQ(allreduces[2]->bytes, 80);
-  // The layer's gradient is complete after its last contributing chunk (t0, backward order).
-  EXPECT_EQ(tasks[allreduces[1]->deps[0].task].name, "l.t0.grad_weight");
+  // The layer's gradient is complete after its last contributing chunk (t0, backward order):
+  // its allreduce waits for its copy into the bucket, which runs right after that chunk.
+  const int copy_in = allreduces[1]->deps[0].task;
+  EXPECT_EQ(tasks[copy_in].name, "l.t0.grad -> bucket");
+  EXPECT_EQ(tasks[copy_in].stream, tasks[copy_in - 1].stream);
+  EXPECT_EQ(tasks[copy_in - 1].name, "l.t0.grad_weight");
+  // The optimizer runs after the last copy back into the gradients, on the compute stream.
   EXPECT_EQ(tasks.back().name, "optimizer.step.gpu0");
-  EXPECT_EQ(tasks.back().deps.size(), 3u);
-  // Every training-graph task is there, priced by the cost model.
+  ASSERT_EQ(tasks.back().deps.size(), 1u);
+  EXPECT_EQ(tasks[tasks.back().deps[0].task].name, "emb.grad <- bucket2");
+  // Every training-graph task is there, priced by the cost model, with two copies per gradient.
   const auto compute = of_kind(g, TaskKind::compute);
-  EXPECT_EQ(compute.size(), training_graph(lstm_like(), 4).tasks.size() + 1);
+  EXPECT_EQ(compute.size(), training_graph(lstm_like(), 4).tasks.size() + 1 + 2 * 3);
   for (const Task* t : compute) EXPECT_LT(t->duration_s, 0);
+}
+
+TEST(DataParallelLowering, OneWorkerHasNoReducer) {
+  HybridOptions options;
+  const PlatformSpec platform = testing::nvlink_node(8, {}, 100e9, 1e-6);
+  const ModelGraph model = lstm_like();
+  const WorkerPlan plan = plan_worker(model, platform, ComputeCostModel{}, options);
+  const ExecutionGraph g = lower_hybrid(model, plan, 1, options);
+  EXPECT_TRUE(of_kind(g, TaskKind::collective).empty());
+  EXPECT_EQ(of_kind(g, TaskKind::compute).size(), training_graph(model, 4).tasks.size() + 1);
+  EXPECT_EQ(g.programs[0].tasks.back().deps.size(), 3u);  // the optimizer waits for each gradient
 }
 
 TEST(DataParallelLowering, BucketsFillToTheCap) {

@@ -27,6 +27,22 @@ TEST(Breakdown, ComputeHidesPartOfCommunication) {
   EXPECT_DOUBLE_EQ(b.idle_s, 0);
 }
 
+// Time lost to NCCL sharing the GPU and to the slowest rank: sums over the compute tasks, each
+// counted for the part of it inside the interval (the first task [0,4] lost 1 s and 0.4 s; the
+// second [6,8] 0.2 s to stragglers; the communication's own fields never count).
+TEST(Breakdown, LostTimeIsSummedOverTheComputeInsideTheInterval) {
+  RankClassTimeline c = overlapping_class();
+  c.events[0].interference_s = 1;
+  c.events[0].straggler_s = 0.4;
+  c.events[2].straggler_s = 0.2;
+  const TimeBreakdown whole = breakdown(c, 0, 8);
+  EXPECT_DOUBLE_EQ(whole.interference_s, 1);
+  EXPECT_DOUBLE_EQ(whole.straggler_s, 0.6);
+  const TimeBreakdown part = breakdown(c, 2, 7);  // half of each task
+  EXPECT_DOUBLE_EQ(part.interference_s, 0.5);
+  EXPECT_DOUBLE_EQ(part.straggler_s, 0.3);
+}
+
 // Host (CPU thread) tasks are counted beside GPU time, never as compute: host [2,5] and [7,10]
 // on the class above over [0,10]: 6 s of host time, of which [8,10] ran while the GPU idled.
 TEST(Breakdown, HostTimeIsNotComputeAndItsPartWithAnIdleGpuIsHostOnly) {

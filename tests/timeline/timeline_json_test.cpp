@@ -29,6 +29,8 @@ Timeline awkward_timeline() {
               event(EventCategory::communication, 1, 1.0 / 3, 2.0 / 3, 0, "allreduce", 25.5 * 1024 * 1024),
               event(EventCategory::point_to_point, 2, 1e-9, 1.0000000000000002e-9, -1, "send", 7),
               event(EventCategory::host, 3, 0.25, 0.5, 0, "launch")};
+  a.events[0].interference_s = 0.1 / 3;  // lost to NCCL sharing the GPU, to the slowest rank
+  a.events[0].straggler_s = 1e-3;
   b.ranks = {1};
   t.classes = {a, b};  // b has no events
   return t;
@@ -115,6 +117,17 @@ TEST(TimelineJson, RejectsEndBeforeStartAndUnknownCategory) {
   document = small_document();
   document["classes"][1]["events"][0]["category"] = "memcpy";
   expect_rejected(document, "classes[1].events[0].category", "\"memcpy\"");
+}
+
+TEST(TimelineJson, RejectsLostTimeNegativeOrLongerThanItsEvent) {
+  json document = small_document();
+  document["classes"][0]["events"][0]["interference_s"] = -1e-6;
+  expect_rejected(document, "classes[0].events[0].interference_s", "is negative");
+
+  document = small_document();
+  auto& e = document["classes"][0]["events"][0];
+  e["straggler_s"] = e["end_s"].get<double>() - e["start_s"].get<double>() + 1;
+  expect_rejected(document, "classes[0].events[0].straggler_s", "longer than the event");
 }
 
 TEST(TimelineJson, RejectsOtherFormatsAndVersions) {

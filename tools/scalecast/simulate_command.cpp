@@ -90,6 +90,12 @@ void print_point(const Scenario& scenario, const PointResult& point, const nlohm
               point.strategy.name().c_str());
   std::printf("  step time            %s\n", format_seconds(step.step_time_s).c_str());
   std::printf("  compute              %s\n", format_seconds(step.per_step.compute_s).c_str());
+  if (step.per_step.interference_s > 0)
+    std::printf("    NCCL sharing GPU   %s\n", format_seconds(step.per_step.interference_s).c_str());
+  if (step.per_step.straggler_s > 0)
+    std::printf("    slowest rank       %s   (+%.2f%% of %d ranks' pace, GPU-time spread %.2f%%: %s)\n",
+                format_seconds(step.per_step.straggler_s).c_str(), 100 * point.straggler_delay, point.gpus,
+                100 * point.variability.cv, point.variability.source.c_str());
   std::printf("  exposed comm         %s   (comm total %s)\n", format_seconds(step.per_step.exposed_communication_s).c_str(),
               format_seconds(step.per_step.communication_s).c_str());
   std::printf("  idle                 %s\n", format_seconds(step.per_step.idle_s).c_str());
