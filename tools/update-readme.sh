@@ -4,8 +4,8 @@
 #   <!-- BEGIN generated: NAME -->   and   <!-- END generated: NAME -->
 #
 #   validate   the fidelity table (`scalecast validate`)
-#   bench      the benchmarks (`scalecast-bench --repeat 3 --full`; many minutes: measure on
-#              an otherwise idle machine)
+#   bench      the benchmarks (`scalecast-bench $BENCH_ARGS`, default `--repeat 3 --full`: many
+#              minutes, the strategy search alone about 20; measure on an otherwise idle machine)
 #   main       the main job's summary (`tools/run-main.sh`)
 #   run        every example block: its first line `$ scalecast ...` is run again (from the
 #              repository root, `scalecast` being build/scalecast) and its output replaces the
@@ -67,7 +67,9 @@ for block in "${blocks[@]}"; do
       { echo '```'; echo '$ scalecast validate'; ./build/scalecast validate; echo '```'; stamp; } >"$out"
       replace_block validate "$out" ;;
     bench)
-      { echo '```'; echo '$ scalecast-bench --repeat 3 --full'; ./build/scalecast-bench --repeat 3 --full; echo '```'; stamp; } >"$out"
+      bench_args=${BENCH_ARGS:---repeat 3 --full}
+      # shellcheck disable=SC2086  # a list of arguments
+      { echo '```'; echo "\$ scalecast-bench $bench_args"; ./build/scalecast-bench $bench_args; echo '```'; stamp; } >"$out"
       replace_block bench "$out" ;;
     main)
       { echo '```'; echo '$ ./tools/run-main.sh   # its summary, at the end'; JOBS=2 ./tools/run-main.sh 2>/dev/null | sed -n '/^Seed study summary/,$p'; echo '```'; stamp; } >"$out"
