@@ -160,12 +160,15 @@ ExecutionGraph lower_point(const Scenario& scenario, const PointResult& point) {
 
 PointResult simulate_point(const Scenario& scenario, const StrategySpec& strategy, int gpus) {
   const auto wall_start = std::chrono::steady_clock::now();
-  ClusterTopology::check_gpu_count(scenario.platform, gpus);
   PointResult result;
   result.strategy = strategy;
   result.gpus = gpus;
-  if (strategy.is_tensor_pipeline()) result.tensor_pipeline = tensor_pipeline_plan(scenario, strategy, gpus);
-  else check_point(scenario, strategy, gpus);
+  if (strategy.is_tensor_pipeline()) {  // check_point's checks, keeping the plan it makes
+    ClusterTopology::check_gpu_count(scenario.platform, gpus);
+    result.tensor_pipeline = tensor_pipeline_plan(scenario, strategy, gpus);
+  } else {
+    check_point(scenario, strategy, gpus);
+  }
   const ExecutionGraph graph = lower_point(scenario, result);
   result.variability = compute_variability(scenario);
   // A trace's measured step already waited for the slowest of its own ranks: only the ranks
