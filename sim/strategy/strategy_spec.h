@@ -31,7 +31,8 @@ enum class Recompute { automatic, none, selective, full };
 //        without it, after the stage's backward pass (Megatron-LM's local DDP);
 //   p2p  pipeline transfers run beside the compute; without it a stage waits for its own sends
 //        (Megatron-LM's synchronous p2p before 2023).
-// Narayanan et al.'s SC'21 runs are overlap:dp (PyTorch DDP, 1.7-18B) and overlap:none (39B-1T).
+// The fidelity table runs Narayanan et al.'s SC'21 cases with overlap:dp without pipelining and
+// overlap:none with it: an assumption about Megatron-LM's 2021 defaults, which the paper does not state.
 struct Overlap {
   bool tensor = true;
   bool data = true;
