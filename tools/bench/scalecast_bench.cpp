@@ -17,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <optional>
 #include <vector>
 
 namespace {
@@ -90,22 +91,54 @@ std::string binary_beside(const char* self) {
   return (slash == std::string::npos ? std::string(".") : path.substr(0, slash)) + "/scalecast";
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  int repeat = 3;
-  bool full = false;
-  std::string only;  // run only the scenarios whose label contains this
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--full")) full = true;
-    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
-    else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
-    else {
-      std::fprintf(stderr, "usage: scalecast-bench [--repeat N] [--full] [--only TEXT]\n");
-      return 2;
-    }
+// Runs `s` `repeat` times and prints its row: median and fastest wall time, peak memory, its
+// target's verdict. Returns the median, or nothing when the scenario's setup failed.
+std::optional<double> measure_and_print(const std::string& binary, const Scenario& s, int repeat) {
+  if (!s.setup.empty() && run_once(binary, s.setup).exit_code != 0) {
+    std::printf("%-58s %12s\n", s.label.c_str(), "(setup FAILED)");
+    return std::nullopt;
   }
-  const std::string binary = binary_beside(argv[0]);
+  std::vector<double> walls;
+  double peak = 0;
+  int failed = 0;
+  for (int r = 0; r < repeat; ++r) {
+    Measurement m = run_once(binary, s.args);
+    if (m.exit_code != 0) ++failed;
+    walls.push_back(m.wall_s);
+    peak = std::max(peak, m.peak_rss_MiB);
+  }
+  std::sort(walls.begin(), walls.end());
+  const double median_s = walls[walls.size() / 2];
+  std::printf("%-58s %12.2f %12.2f %14.0f  %s%s\n", s.label.c_str(), median_s, walls.front(), peak,
+              target_verdict(s.target, median_s, peak).c_str(), failed ? "  (FAILED)" : "");
+  std::fflush(stdout);
+  return median_s;
+}
+
+// Where the scenarios write: removed after the run.
+struct ScratchPaths {
+  std::string sweep_out;  // the seed sweeps' and the strategy search's output folders
+  std::string imported;   // the imported Kineto trace
+  std::string scratch;    // a folder of its own (the per-rank timeline and its picture)
+};
+
+ScratchPaths make_scratch_paths() {
+  char scratch_template[] = "/tmp/scalecast-bench-XXXXXX";
+  ScratchPaths paths;
+  paths.sweep_out = "/tmp/scalecast-bench-sweep-" + std::to_string(getpid());
+  paths.imported = "/tmp/scalecast-bench-import-" + std::to_string(getpid()) + ".json";
+  paths.scratch = mkdtemp(scratch_template) ? scratch_template : "/tmp";
+  return paths;
+}
+
+void remove_scratch(const ScratchPaths& paths) {
+  std::filesystem::remove_all(paths.sweep_out);
+  std::remove(paths.imported.c_str());
+  if (paths.scratch != "/tmp") std::filesystem::remove_all(paths.scratch);
+}
+
+// Every scenario, with its target where DESIGN.md or an issue sets one.
+std::vector<Scenario> target_scenarios(const ScratchPaths& paths) {
   constexpr double kGiB_MiB = 1024;
   auto allreduce = [](int gpus) {
     Scenario s{"allreduce 64MB, dgx-h100, " + std::to_string(gpus) + " GPUs",
@@ -147,7 +180,7 @@ int main(int argc, char** argv) {
   // DESIGN.md's target: the seed study's sweep (three workloads x dp, hybrid:2/4/8 x 8..4,096
   // GPUs, placement searches included) with --jobs 2; the sum is printed last, against issue
   // 17's 20 s (DESIGN.md asked for 60 s).
-  const std::string sweep_out = "/tmp/scalecast-bench-sweep-" + std::to_string(getpid());
+  const std::string& sweep_out = paths.sweep_out;
   for (const char* workload : {"inception_v3", "gnmt", "biglstm"})
     scenarios.push_back({std::string("seed sweep ") + workload + ", dgx1-v100, 8-4096 GPUs, --jobs 2",
                          {"sweep", "--platform", "dgx1-v100", "--workload", workload, "--gpus", "8-4096", "--strategies",
@@ -169,7 +202,7 @@ int main(int argc, char** argv) {
   // Kineto import: target under 3 s and a peak RSS below the trace's uncompressed size (53 MB
   // for the V100 trace). `import --help` is the process's own footprint before any work.
   const std::string kineto = std::string(SCALECAST_SHARED_DATA) + "/kineto/";
-  const std::string imported = "/tmp/scalecast-bench-import-" + std::to_string(getpid()) + ".json";
+  const std::string& imported = paths.imported;
   scenarios.push_back({"scalecast import --help (process footprint)", {"import", "--help"}});
   scenarios.push_back({"import kineto v100x2_rank1 (53 MB JSON, 22k GPU ops)",
                        {"import", "kineto", kineto + "v100x2_rank1.json.gz", "-o", imported},
@@ -182,47 +215,48 @@ int main(int argc, char** argv) {
                        {"simulate", "--platform", "dgx-a100", "--trace", imported, "--gpus", "1024"}});
   // inspect of a 1,024-rank timeline simulated rank by rank (--per-rank: 1,024 rows, ~35 MB of
   // JSON), with the SVG picture: the timeline is made once, untimed, in a scratch folder.
-  char scratch_template[] = "/tmp/scalecast-bench-XXXXXX";
-  const std::string scratch = mkdtemp(scratch_template) ? scratch_template : "/tmp";
+  const std::string& scratch = paths.scratch;
   const std::string timeline = scratch + "/resnet50-1024-per-rank.json";
   scenarios.push_back({"inspect --svg, 1024-rank per-rank timeline (resnet50)",
                        {"inspect", timeline, "--json", "--svg", scratch + "/timeline.svg"},
                        false,
                        {"simulate", "--platform", "dgx-a100", "--workload", "resnet50", "--gpus", "1024", "--per-rank",
                         "--timeline", timeline}});
+  return scenarios;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int repeat = 3;
+  bool full = false;
+  std::string only;  // run only the scenarios whose label contains this
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--full")) full = true;
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
+    else {
+      std::fprintf(stderr, "usage: scalecast-bench [--repeat N] [--full] [--only TEXT]\n");
+      return 2;
+    }
+  }
+  const std::string binary = binary_beside(argv[0]);
+  const ScratchPaths paths = make_scratch_paths();
+  const std::vector<Scenario> scenarios = target_scenarios(paths);
   std::printf("%-58s %12s %12s %14s  %s\n", "scenario", "median (s)", "min (s)", "peak RSS (MiB)", "target");
   double seed_sweep_s = 0;
   int seed_sweeps = 0;
   for (const Scenario& s : scenarios) {
     if ((s.full_only && !full) || s.label.find(only) == std::string::npos) continue;
-    if (!s.setup.empty() && run_once(binary, s.setup).exit_code != 0) {
-      std::printf("%-58s %12s\n", s.label.c_str(), "(setup FAILED)");
-      continue;
-    }
-    std::vector<double> walls;
-    double peak = 0;
-    int failed = 0;
-    for (int r = 0; r < repeat; ++r) {
-      Measurement m = run_once(binary, s.args);
-      if (m.exit_code != 0) ++failed;
-      walls.push_back(m.wall_s);
-      peak = std::max(peak, m.peak_rss_MiB);
-    }
-    std::sort(walls.begin(), walls.end());
-    const double median_s = walls[walls.size() / 2];
-    std::printf("%-58s %12.2f %12.2f %14.0f  %s%s\n", s.label.c_str(), median_s, walls.front(), peak,
-                target_verdict(s.target, median_s, peak).c_str(), failed ? "  (FAILED)" : "");
-    std::fflush(stdout);
-    if (s.seed_sweep) {
-      seed_sweep_s += walls[walls.size() / 2];
+    const std::optional<double> median_s = measure_and_print(binary, s, repeat);
+    if (median_s && s.seed_sweep) {
+      seed_sweep_s += *median_s;
       ++seed_sweeps;
     }
   }
   if (seed_sweeps == 3)
     std::printf("%-58s %12.2f %12s %14s  %s\n", "seed sweep, the three workloads (sum of medians)", seed_sweep_s, "", "",
                 target_verdict({20, 0}, seed_sweep_s, 0).c_str());
-  std::filesystem::remove_all(sweep_out);
-  std::remove(imported.c_str());
-  if (scratch != "/tmp") std::filesystem::remove_all(scratch);
+  remove_scratch(paths);
   return 0;
 }
