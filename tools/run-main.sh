@@ -14,6 +14,17 @@ gpus=${GPUS:-8-4096}
 strategies=${STRATEGIES:-dp,hybrid:2,hybrid:4,hybrid:8}
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 out=${OUT:-out/seed-study}
+# WITHOUT_DP_OVERHEADS=1 runs the same study on the platform less two of a data-parallel step's
+# overheads (docs/data-parallel.md): NCCL kernels sharing the GPU (gpu.multiprocessors left out)
+# and stragglers (variability.compute_cv 0). VERSUS=DIR adds to the summary what moved against
+# such a run (tools/update-readme.sh main runs both).
+if [ -n "${WITHOUT_DP_OVERHEADS:-}" ]; then
+  source_yaml=$platform
+  [ -f "$source_yaml" ] || source_yaml=platforms/$platform.yaml
+  mkdir -p "$out"
+  { grep -v '^ *multiprocessors:' "$source_yaml"; printf 'variability:\n  compute_cv: 0\n'; } >"$out/platform.yaml"
+  platform=$out/platform.yaml
+fi
 start=$(date +%s.%N)
 for workload in $workloads; do
   echo "== $workload on $platform: $strategies at $gpus GPUs ($jobs jobs)" >&2
@@ -24,22 +35,7 @@ for workload in $workloads; do
     for svg in "$out/$workload"/*.svg; do rsvg-convert -o "${svg%.svg}.png.tmp" "$svg" && mv "${svg%.svg}.png.tmp" "${svg%.svg}.png"; done
   fi
 done
-python3 - "$out" "$start" $workloads <<'PY'
-import json, os, sys, time
-out, start, workloads = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
-print("Seed study summary (time to train; hybrid speedup = DP time / best hybrid time - 1)\n")
-print(f"{'workload':<14}{'best at smallest':>18}{'best at largest':>18}{'crossover (GPUs)':>18}{'hybrid vs DP at largest':>26}{'paper':>10}")
-paper = {"inception_v3": ">= 26.5%", "gnmt": "8%", "biglstm": "22%"}
-for w in workloads:
-    s = json.load(open(os.path.join(out, w, "sweep.json")))
-    best = s["best"]
-    speedup = s["hybrid_speedup_at_largest"]
-    cross = s["crossover_gpus"]
-    smallest = best[0]["strategy"] + " @" + str(best[0]["gpus"])
-    largest = best[-1]["strategy"] + " @" + str(best[-1]["gpus"])
-    crossover = str(cross) if cross else "none"
-    versus = "-" if speedup is None else "%+.1f%% (%s)" % (speedup * 100, s["best_hybrid_at_largest"])
-    print(f"{w:<14}{smallest:>18}{largest:>18}{crossover:>18}{versus:>26}{paper.get(w, ''):>10}")
-print(f"\nplots and tables: {out}/<workload>/ (sweep.csv, sweep.json, time_to_train.svg/.png, step_breakdown.svg/.png)")
-print(f"study wall time: {time.time() - start:.1f} s")
-PY
+./tools/seed-study-summary.py "$out" $workloads ${VERSUS:+--versus "$VERSUS"}
+echo
+echo "plots and tables: $out/<workload>/ (sweep.csv, sweep.json, time_to_train.svg/.png, step_breakdown.svg/.png)"
+echo "study wall time: $(python3 -c "import sys, time; print('%.1f' % (time.time() - float(sys.argv[1])))" "$start") s"

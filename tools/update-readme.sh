@@ -6,7 +6,8 @@
 #   validate   the fidelity table (`scalecast validate`)
 #   bench      the benchmarks (`scalecast-bench $BENCH_ARGS`, default `--repeat 3 --full`: many
 #              minutes, the strategy search alone about 20; measure on an otherwise idle machine)
-#   main       the main job's summary (`tools/run-main.sh`)
+#   main       the main job's summary (`tools/run-main.sh`), with what DP's overheads move (the
+#              same study run first with WITHOUT_DP_OVERHEADS=1)
 #   run        every example block: its first line `$ scalecast ...` is run again (from the
 #              repository root, `scalecast` being build/scalecast) and its output replaces the
 #              rest of the block
@@ -72,7 +73,10 @@ for block in "${blocks[@]}"; do
       { echo '```'; echo "\$ scalecast-bench $bench_args"; ./build/scalecast-bench $bench_args; echo '```'; stamp; } >"$out"
       replace_block bench "$out" ;;
     main)
-      { echo '```'; echo '$ ./tools/run-main.sh   # its summary, at the end'; JOBS=2 ./tools/run-main.sh 2>/dev/null | sed -n '/^Seed study summary/,$p'; echo '```'; stamp; } >"$out"
+      without=out/seed-study-without-dp-overheads
+      WITHOUT_DP_OVERHEADS=1 OUT=$without JOBS=2 ./tools/run-main.sh >/dev/null 2>&1
+      { echo '```'; echo "$ VERSUS=$without ./tools/run-main.sh   # its summary, at the end"
+        VERSUS=$without JOBS=2 ./tools/run-main.sh 2>/dev/null | sed -n '/^Seed study summary/,$p'; echo '```'; stamp; } >"$out"
       replace_block main "$out" ;;
     run) mkdir -p out/readme; rerun_examples ;;
     *) echo "update-readme: unknown block '$block' (validate, bench, main, run)" >&2; exit 2 ;;
