@@ -99,6 +99,41 @@ struct LinkOrbits {
   }
 };
 
+// The fundamental domain's flows (rails 0..r-1 of nodes 0..s-1; 0: that symmetry is absent),
+// each link replaced by its orbit under the link maps, at the orbit's share of |G|.
+SymmetryFold fold_onto_domain(const std::vector<RankFlow>& flows, const std::vector<double>& capacity_Bps,
+                              RankGrid grid, int rotation, int shift, const std::vector<const std::vector<int>*>& maps) {
+  const int gpn = grid.gpus_per_node;
+  SymmetryFold fold;
+  fold.rail_rotation = rotation;
+  fold.node_shift = shift;
+  fold.group_order = (rotation ? gpn / rotation : 1L) * (shift ? grid.nodes / shift : 1L);
+  LinkOrbits orbits(capacity_Bps.size());
+  for (const auto* map : maps) orbits.join(*map);
+  std::vector<char> used(capacity_Bps.size(), 0);
+  for (const RankFlow& f : flows)
+    for (int l : *f.links) used[l] = 1;
+  std::vector<long> orbit_size(capacity_Bps.size(), 0);  // over the links the batch uses
+  for (size_t l = 0; l < used.size(); ++l)
+    if (used[l]) ++orbit_size[orbits.root(static_cast<int>(l))];
+  std::vector<int> orbit_index(capacity_Bps.size(), -1);
+  for (const RankFlow& f : flows) {
+    if ((shift && f.source_rank / gpn >= shift) || (rotation && f.source_rank % gpn >= rotation)) continue;
+    SolverFlow folded{{}, f.bytes};
+    for (int l : *f.links) {
+      const int root = orbits.root(l);
+      if (orbit_index[root] < 0) {
+        orbit_index[root] = static_cast<int>(fold.capacity_Bps.size());
+        fold.capacity_Bps.push_back(capacity_Bps[l] * static_cast<double>(orbit_size[root]) /
+                                    static_cast<double>(fold.group_order));
+      }
+      folded.links.push_back(orbit_index[root]);
+    }
+    fold.flows.push_back(std::move(folded));
+  }
+  return fold;
+}
+
 }  // namespace
 
 std::optional<SymmetryFold> fold_by_symmetry(const std::vector<RankFlow>& flows, const std::vector<double>& capacity_Bps,
@@ -114,41 +149,10 @@ std::optional<SymmetryFold> fold_by_symmetry(const std::vector<RankFlow>& flows,
       grid.nodes, [gpn, ranks](int s) -> RankMap { return [gpn, ranks, s](int rank) { return (rank + s * gpn) % ranks; }; },
       flows, multiset, capacity_Bps);
   if (!rotation && !shift) return std::nullopt;
-
-  SymmetryFold fold;
-  fold.rail_rotation = rotation ? rotation->first : 0;
-  fold.node_shift = shift ? shift->first : 0;
-  fold.group_order = (rotation ? gpn / rotation->first : 1L) * (shift ? grid.nodes / shift->first : 1L);
-  LinkOrbits orbits(capacity_Bps.size());
-  if (rotation) orbits.join(rotation->second);
-  if (shift) orbits.join(shift->second);
-  // Orbit sizes, over the links the batch uses.
-  std::vector<char> used(capacity_Bps.size(), 0);
-  for (const RankFlow& f : flows)
-    for (int l : *f.links) used[l] = 1;
-  std::vector<long> orbit_size(capacity_Bps.size(), 0);
-  for (size_t l = 0; l < used.size(); ++l)
-    if (used[l]) ++orbit_size[orbits.root(static_cast<int>(l))];
-  // The fundamental domain's flows, each link replaced by its orbit at the orbit's share.
-  std::vector<int> orbit_index(capacity_Bps.size(), -1);
-  auto in_domain = [&](int rank) {
-    return (!shift || rank / gpn < shift->first) && (!rotation || rank % gpn < rotation->first);
-  };
-  for (const RankFlow& f : flows) {
-    if (!in_domain(f.source_rank)) continue;
-    SolverFlow folded{{}, f.bytes};
-    for (int l : *f.links) {
-      const int root = orbits.root(l);
-      if (orbit_index[root] < 0) {
-        orbit_index[root] = static_cast<int>(fold.capacity_Bps.size());
-        fold.capacity_Bps.push_back(capacity_Bps[l] * static_cast<double>(orbit_size[root]) /
-                                    static_cast<double>(fold.group_order));
-      }
-      folded.links.push_back(orbit_index[root]);
-    }
-    fold.flows.push_back(std::move(folded));
-  }
-  return fold;
+  std::vector<const std::vector<int>*> maps;
+  if (rotation) maps.push_back(&rotation->second);
+  if (shift) maps.push_back(&shift->second);
+  return fold_onto_domain(flows, capacity_Bps, grid, rotation ? rotation->first : 0, shift ? shift->first : 0, maps);
 }
 
 }  // namespace scalecast
