@@ -19,5 +19,13 @@ struct JobOutcome {
 // parent as each job ends, in completion order.
 void run_in_processes(int count, int parallel, const std::function<std::string(int)>& job,
                       const std::function<void(int, const JobOutcome&)>& on_done);
+// The same, where job i may start only once ready(i) holds: whenever a slot is free, the
+// lowest-numbered job not yet started that is ready starts. on_done may make more jobs ready
+// (the children forked after it inherit what it changed in the parent). Returns when no job is
+// running and none of those left is ready: the caller learns from its own state which never
+// started (a job whose prerequisite failed).
+void run_in_processes(int count, int parallel, const std::function<std::string(int)>& job,
+                      const std::function<void(int, const JobOutcome&)>& on_done,
+                      const std::function<bool(int)>& ready);
 
 }  // namespace scalecast

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <set>
 #include <unordered_map>
 
 #include "sim/collectives/ring_builder.h"
 #include "sim/engine/isolated_transfer.h"
+#include "sim/engine/network_symmetry.h"
 #include "sim/platform/cluster_topology.h"
 
 namespace scalecast {
@@ -17,8 +19,13 @@ namespace scalecast {
 namespace sg = simgrid::s4u;
 
 CollectiveCatalog::CollectiveCatalog(const ClusterTopology& topology, const ClusterLayout& layout, CollectiveChoice fixed,
-                                     CollectiveFidelity fidelity, std::vector<int> node_programs)
-    : topology_(topology), layout_(layout), fixed_(fixed), fidelity_(fidelity), node_programs_(std::move(node_programs)) {}
+                                     CollectiveFidelity fidelity, std::vector<int> node_programs, bool fold_network)
+    : topology_(topology),
+      layout_(layout),
+      fixed_(fixed),
+      fidelity_(fidelity),
+      node_programs_(std::move(node_programs)),
+      fold_network_(fold_network) {}
 
 void CollectiveCatalog::check(const Communicator& comm, CollectiveOp op) const {
   // Groups alike (same GPUs of their nodes, as many nodes) fit alike: check one of each kind.
@@ -133,14 +140,32 @@ const std::vector<PreparedPhase>& CollectiveCatalog::host_phases(PreparedCollect
   return prepared.phases;
 }
 
+// One phase alone on the network: folded by the batch's rail and pod symmetries when it has
+// any (network_symmetry.h: the same rates and finish times from 1/|G| of the flows).
+double CollectiveCatalog::phase_alone_s(PreparedCollective& prepared, const std::vector<RankFlow>& flows,
+                                        const std::vector<double>& capacity_Bps) const {
+  if (fold_network_) {
+    if (auto fold = fold_by_symmetry(flows, capacity_Bps, {topology_.nodes(), topology_.gpus_per_node()})) {
+      prepared.symmetry_order = std::max(prepared.symmetry_order, fold->group_order);
+      return isolated_transfer_s(fold->flows, fold->capacity_Bps);
+    }
+  }
+  std::vector<SolverFlow> full;
+  full.reserve(flows.size());
+  for (const RankFlow& f : flows) full.push_back({*f.links, f.bytes});
+  return isolated_transfer_s(full, capacity_Bps);
+}
+
 // The plans' transfer on an idle network, phase after phase, as SimGrid would share it.
 double CollectiveCatalog::alone_transfer_s(PreparedCollective& prepared) {
   if (prepared.alone_transfer_s) return *prepared.alone_transfer_s;
   std::unordered_map<const sg::Link*, int> link_index;
   std::vector<double> capacity_Bps;
-  std::map<std::pair<int, int>, std::vector<int>> routes;
+  // Node-based: references to the routes stay valid while more are added.
+  std::unordered_map<std::uint64_t, std::vector<int>> routes;
   auto route_of = [&](int from, int to) -> const std::vector<int>& {
-    auto [it, added] = routes.try_emplace({from, to});
+    const auto key = static_cast<std::uint64_t>(static_cast<std::uint32_t>(from)) << 32 | static_cast<std::uint32_t>(to);
+    auto [it, added] = routes.try_emplace(key);
     if (added)
       for (const sg::Link* link : topology_.route(from, to)) {
         auto [entry, fresh] = link_index.try_emplace(link, static_cast<int>(capacity_Bps.size()));
@@ -153,11 +178,12 @@ double CollectiveCatalog::alone_transfer_s(PreparedCollective& prepared) {
   for (const auto& plan : prepared.plans) phases = std::max(phases, plan.phases.size());
   double total_s = 0;
   for (size_t i = 0; i < phases; ++i) {
-    std::vector<SolverFlow> flows;
+    std::vector<RankFlow> flows;
     for (const auto& plan : prepared.plans)
       if (i < plan.phases.size())
-        for (const Flow& f : plan.phases[i].flows) flows.push_back({route_of(f.source_rank, f.destination_rank), f.bytes});
-    total_s += isolated_transfer_s(flows, capacity_Bps);
+        for (const Flow& f : plan.phases[i].flows)
+          flows.push_back({f.source_rank, f.destination_rank, f.bytes, &route_of(f.source_rank, f.destination_rank)});
+    total_s += phase_alone_s(prepared, flows, capacity_Bps);
   }
   prepared.alone_transfer_s = total_s;
   return total_s;

@@ -27,6 +27,7 @@
 
 #include "sim/collectives/collective_cost.h"
 #include "sim/engine/flow_ports.h"
+#include "sim/engine/network_symmetry.h"
 #include "sim/trace/execution_graph.h"
 
 namespace scalecast {
@@ -44,6 +45,7 @@ struct PreparedCollective {
   bool folded = false;                 // one node's groups stand for every node's
   std::vector<PreparedPhase> phases;   // host flows, built on first SimGrid run
   std::optional<double> alone_transfer_s;  // on an idle network, built on first need
+  long symmetry_order = 1;  // > 1: that closed form was solved on 1/this of some phase's flows
   long flow_count = 0;
 };
 
@@ -62,8 +64,9 @@ class CollectiveCatalog {
  public:
   // `node_programs`: per node, an id of the programs its GPUs run (equal ids: alike; -1: partly
   // filled). Node-local groups fold over nodes with equal ids; empty: no folding.
+  // `fold_network`: solve closed forms folded by their rail and pod symmetries.
   CollectiveCatalog(const ClusterTopology& topology, const ClusterLayout& layout, CollectiveChoice fixed,
-                    CollectiveFidelity fidelity, std::vector<int> node_programs);
+                    CollectiveFidelity fidelity, std::vector<int> node_programs, bool fold_network);
 
   // Throws RequestError when the fixed algorithm or protocol does not apply to `op` on the
   // communicator's groups. Called before the simulation starts.
@@ -86,6 +89,8 @@ class CollectiveCatalog {
   PreparedCollective& prepared(const Communicator& comm, int component, const std::vector<int>& groups, CollectiveOp op,
                                int root, CollectiveAlgorithm algorithm);
   double alone_transfer_s(PreparedCollective& prepared);
+  double phase_alone_s(PreparedCollective& prepared, const std::vector<RankFlow>& flows,
+                       const std::vector<double>& capacity_Bps) const;
   std::vector<int> groups_to_simulate(const Communicator& comm, const std::vector<int>& groups) const;
   std::vector<Flow> merge_exclusive_flows(const std::vector<const Flow*>& flows) const;
 
@@ -94,6 +99,7 @@ class CollectiveCatalog {
   CollectiveChoice fixed_;
   CollectiveFidelity fidelity_;
   std::vector<int> node_programs_;
+  bool fold_network_ = true;
   std::map<std::pair<int, int>, GroupShape> shapes_;  // (communicator, component)
   std::set<int> free_ops_;
   std::map<std::tuple<int, int, int, int, int>, std::unique_ptr<PreparedCollective>> prepared_;

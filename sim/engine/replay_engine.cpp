@@ -202,6 +202,10 @@ void Replay::start_runner(ResolvedCollective resolved, std::vector<std::pair<int
   footprint.memory_Bps /= stretch;
   if (collectives_alone_) {
     ++result_.collectives_reused;
+    if (resolved.prepared->symmetry_order > 1) {
+      ++result_.collectives_symmetry_folded;
+      result_.symmetry_order = std::max(result_.symmetry_order, resolved.prepared->symmetry_order);
+    }
     start_timed_runner(resolved.latency_s + (alone_s - resolved.latency_s) * stretch, std::move(waiters), record, footprint);
     return;
   }
@@ -451,7 +455,8 @@ void Replay::set_up() {
   collectives_alone_ = options_.reuse_isolated_collectives && collectives_never_overlap(graph_, classes_);
   catalog_ = std::make_unique<CollectiveCatalog>(*topology_, layout_, CollectiveChoice{options_.algorithm, options_.protocol},
                                                  options_.fidelity,
-                                                 options_.fold_symmetric_nodes ? node_programs() : std::vector<int>{});
+                                                 options_.fold_symmetric_nodes ? node_programs() : std::vector<int>{},
+                                                 options_.fold_network_symmetry);
   check_collectives();
 }
 

@@ -36,6 +36,10 @@ struct ReplayOptions {
   // Put only one node's flows on the network for collectives that every node runs alike on
   // its own GPUs (see replay_engine.cpp). Off only for validation.
   bool fold_symmetric_nodes = true;
+  // Solve those closed forms on one rail and one block of nodes when the rails carry identical
+  // traffic and the blocks see identical traffic (network_symmetry.h): the same times from a
+  // fraction of the flows. Off only for validation.
+  bool fold_network_symmetry = true;
   // How much longer than alone every GPU task takes because the job advances at the pace of
   // its slowest rank: the expected relative delay of the slowest of the job's ranks
   // (sim/cost/compute_variability.h). 0: every rank takes its expected time. Host tasks keep
@@ -64,6 +68,8 @@ struct ReplayResult {
   int rank_classes = 0;
   int collectives_reused = 0;  // instances alone on the network, timed in closed form
   int collectives_folded = 0;  // instances whose flows ran on one node for every node
+  int collectives_symmetry_folded = 0;  // of collectives_reused: solved on one rail / block of nodes
+  long symmetry_order = 1;              // the largest fold among them: 1/this of the flows solved
   std::string network;         // the switches built between nodes (network_plan.h); empty on one node
   std::vector<std::string> notes;  // what the user should know about how the run was made
 };

@@ -22,7 +22,12 @@ std::string folding_summary(const ReplayResult& result, int gpus) {
   for (const auto& c : result.collectives) collectives += c.point_to_point ? 0 : 1;
   return std::to_string(result.rank_classes) + " rank class" + (result.rank_classes == 1 ? "" : "es") + " for " +
          std::to_string(gpus) + " GPUs; " + std::to_string(result.collectives_reused) + " of " +
-         std::to_string(collectives) + " collectives timed alone in closed form, " +
+         std::to_string(collectives) + " collectives timed alone in closed form" +
+         (result.collectives_symmetry_folded > 0
+              ? " (" + std::to_string(result.collectives_symmetry_folded) +
+                    " solved by rail/pod symmetry, down to 1/" + std::to_string(result.symmetry_order) + " of the flows)"
+              : "") +
+         ", " +
          std::to_string(result.collectives_folded) + " run on one node for all";
 }
 
@@ -55,6 +60,8 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const PointResult& p
   out["rank_classes"] = point.replay.rank_classes;
   out["collectives_closed_form"] = point.replay.collectives_reused;
   out["collectives_node_folded"] = point.replay.collectives_folded;
+  out["collectives_symmetry_folded"] = point.replay.collectives_symmetry_folded;
+  out["symmetry_fold_order"] = point.replay.symmetry_order;
   if (!point.replay.network.empty()) out["network"] = point.replay.network;
   if (point.training) {
     out["global_batch"] = point.training->global_batch;

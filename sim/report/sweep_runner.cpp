@@ -75,35 +75,46 @@ Placement placement_from_json(const nlohmann::json& json) {
   return placement;
 }
 
-nlohmann::json search_placements(const Scenario& scenario, const std::vector<StrategySpec>& strategies, int jobs,
-                                 const std::function<void(const std::string&)>& progress) {
-  nlohmann::json placements = nlohmann::json::object();
-  if (!scenario.model) return placements;
-  std::vector<StrategySpec> placed;  // tp/pp strategies cut layers instead of placing operators
+PlacementSearch::PlacementSearch(Scenario& scenario, const std::vector<StrategySpec>& strategies,
+                                 std::function<void(const std::string&)> progress)
+    : scenario_(scenario), progress_(std::move(progress)), start_(std::chrono::steady_clock::now()) {
+  if (!scenario.model) return;
   for (const StrategySpec& s : strategies)
-    if (!s.is_tensor_pipeline()) placed.push_back(s);
-  const auto start = std::chrono::steady_clock::now();
+    if (!s.is_tensor_pipeline()) placed_.push_back(s);  // tp/pp strategies cut layers instead
+}
+
+std::string PlacementSearch::run(int i) const {
+  const WorkerPlan& plan = scenario_.plans.at(placed_[i]);
+  return placement_to_json(place_worker(plan, scenario_.hybrid.at(placed_[i]).placement, scenario_.model->source)).dump();
+}
+
+void PlacementSearch::done(int i, const JobOutcome& outcome) {
+  if (failed()) return;
+  if (outcome.exit_code != 0) {
+    placements_ = {{"error", outcome.output}, {"exit_code", outcome.exit_code}};
+    return;
+  }
+  WorkerPlan& plan = scenario_.plans.at(placed_[i]);
+  placements_[placed_[i].name()] = nlohmann::json::parse(outcome.output);
+  adopt_placement(plan, placement_from_json(placements_[placed_[i].name()]));
+  const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  progress_("placed " + scenario_.model->name + " for " + placed_[i].name() + ": " + placement_line(plan) + " (" +
+            format_seconds(elapsed_s) + ")");
+}
+
+bool PlacementSearch::ready(const StrategySpec& strategy) const {
+  if (failed()) return false;
+  const bool needs_placement = std::find(placed_.begin(), placed_.end(), strategy) != placed_.end();
+  return !needs_placement || placements_.contains(strategy.name());
+}
+
+nlohmann::json search_placements(Scenario& scenario, const std::vector<StrategySpec>& strategies, int jobs,
+                                 const std::function<void(const std::string&)>& progress) {
+  PlacementSearch search(scenario, strategies, progress);
   run_in_processes(
-      static_cast<int>(placed.size()), jobs,
-      [&](int i) {
-        const WorkerPlan& plan = scenario.plans.at(placed[i]);
-        return placement_to_json(place_worker(plan, scenario.hybrid.at(placed[i]).placement, scenario.model->source))
-            .dump();
-      },
-      [&](int i, const JobOutcome& outcome) {
-        if (outcome.exit_code != 0) {
-          if (!placements.contains("error")) placements = {{"error", outcome.output}, {"exit_code", outcome.exit_code}};
-          return;
-        }
-        if (placements.contains("error")) return;
-        WorkerPlan plan = scenario.plans.at(placed[i]);
-        adopt_placement(plan, placement_from_json(nlohmann::json::parse(outcome.output)));
-        placements[placed[i].name()] = nlohmann::json::parse(outcome.output);
-        const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        progress("placed " + scenario.model->name + " for " + placed[i].name() + ": " + placement_line(plan) + " (" +
-                 format_seconds(elapsed_s) + ")");
-      });
-  return placements;
+      search.count(), jobs, [&](int i) { return search.run(i); },
+      [&](int i, const JobOutcome& outcome) { search.done(i, outcome); });
+  return search.placements();
 }
 
 void adopt_placements(Scenario& scenario, const std::vector<StrategySpec>& strategies, const nlohmann::json& placements) {

@@ -3,12 +3,14 @@
 // shared, each point's row, and the sweep's result as JSON and as a folder of files.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "sim/core/process_pool.h"
 #include "sim/report/scenario.h"
 #include "sim/report/sweep_summary.h"
 
@@ -35,11 +37,38 @@ struct AutoSweep {
 AutoSweep auto_sweep_points(Scenario& scenario, const std::vector<int>& gpu_counts, int finalists,
                             const HybridOptions& options, const std::function<void(const std::string&)>& progress);
 
-// Places every strategy's worker, `jobs` at a time, each in a process of its own (CBC runs one
-// solve per process). Returns {strategy name: placement}, or {"error", "exit_code"} when one
-// failed. Placements do not depend on the scale, so a sweep places once and every point (and
-// MPI rank) adopts the same placement: a time-limited solver need not find the same one twice.
-nlohmann::json search_placements(const Scenario& scenario, const std::vector<StrategySpec>& strategies, int jobs,
+// The placement searches of a sweep's strategies as jobs of a process pool (process_pool.h;
+// CBC runs one solve per process): run(i) in a child, done(i, ...) in the parent, which adopts
+// the placement into the scenario, so that the children forked after it inherit it.
+// Placements do not depend on the scale, so a sweep places each strategy once and every point
+// (and MPI rank) adopts the same placement: a time-limited solver need not find the same one
+// twice. A sweep run by one process starts each strategy's points as soon as its placement is
+// in (ready()), beside the searches still running.
+class PlacementSearch {
+ public:
+  PlacementSearch(Scenario& scenario, const std::vector<StrategySpec>& strategies,
+                  std::function<void(const std::string&)> progress);
+  int count() const { return static_cast<int>(placed_.size()); }
+  std::string run(int i) const;  // in a child: the placement as JSON
+  void done(int i, const JobOutcome& outcome);
+  // Whether the points of `strategy` may run: it needs no placement, or its placement is
+  // adopted (never once a search has failed).
+  bool ready(const StrategySpec& strategy) const;
+  bool failed() const { return placements_.contains("error"); }
+  // {strategy name: placement}, or {"error", "exit_code"} when one failed.
+  const nlohmann::json& placements() const { return placements_; }
+
+ private:
+  Scenario& scenario_;
+  std::function<void(const std::string&)> progress_;
+  std::chrono::steady_clock::time_point start_;
+  std::vector<StrategySpec> placed_;  // strategies that place operators (not tp/pp)
+  nlohmann::json placements_ = nlohmann::json::object();
+};
+
+// Places every strategy's worker, `jobs` at a time, and adopts the placements into `scenario`.
+// Returns PlacementSearch::placements() (for MPI ranks to adopt).
+nlohmann::json search_placements(Scenario& scenario, const std::vector<StrategySpec>& strategies, int jobs,
                                  const std::function<void(const std::string&)>& progress);
 // Adopts what search_placements returned; rethrows its error (exit 2 as InputError).
 void adopt_placements(Scenario& scenario, const std::vector<StrategySpec>& strategies, const nlohmann::json& placements);

@@ -90,23 +90,29 @@ Scenario sweep_scenario(const po::variables_map& values) {
 
 // Runs this rank's points, `jobs` at a time, largest scales first: the few long points start
 // at once and the many short ones fill the processes at the end (rows keep the points' order).
+// With `search` (a sweep in one process), its placement searches run first in the same pool and
+// each strategy's points start as soon as its placement is in, so the other processes simulate
+// while the slowest search runs instead of idling (the rows are the same either way).
 nlohmann::json run_points(const Scenario& scenario, const std::vector<SweepPoint>& points, const MpiWorld& world,
-                          int jobs) {
+                          int jobs, PlacementSearch* search) {
   std::vector<int> mine;
   for (int i = 0; i < static_cast<int>(points.size()); ++i)
     if (i % world.size == world.rank) mine.push_back(i);
   std::stable_sort(mine.begin(), mine.end(), [&](int a, int b) { return points[a].gpus > points[b].gpus; });
+  const int searches = search ? search->count() : 0;  // jobs 0..searches-1 place, the rest simulate
   nlohmann::json results = nlohmann::json::array();
   int done = 0;
   run_in_processes(
-      static_cast<int>(mine.size()), jobs,
+      searches + static_cast<int>(mine.size()), jobs,
       [&](int k) {
-        const SweepPoint& point = points[mine[k]];
+        if (k < searches) return search->run(k);
+        const SweepPoint& point = points[mine[k - searches]];
         return to_json(sweep_row(scenario, simulate_point(scenario, point.strategy, point.gpus))).dump();
       },
       [&](int k, const JobOutcome& outcome) {
-        const SweepPoint& point = points[mine[k]];
-        nlohmann::json entry = {{"index", mine[k]}, {"exit_code", outcome.exit_code}};
+        if (k < searches) return search->done(k, outcome);
+        const SweepPoint& point = points[mine[k - searches]];
+        nlohmann::json entry = {{"index", mine[k - searches]}, {"exit_code", outcome.exit_code}};
         if (outcome.exit_code == 0) {
           entry["row"] = nlohmann::json::parse(outcome.output);
           char line[160];
@@ -118,7 +124,8 @@ nlohmann::json run_points(const Scenario& scenario, const std::vector<SweepPoint
           entry["error"] = outcome.output;
         }
         results.push_back(std::move(entry));
-      });
+      },
+      [&](int k) { return k < searches || search == nullptr || search->ready(points[mine[k - searches]].strategy); });
   return results;
 }
 
@@ -248,10 +255,17 @@ int run_sweep(const std::vector<std::string>& args) {
   auto progress = [&](const std::string& line) {
     if (world.rank == 0 || !world.active) std::cerr << "sweep: " << line << "\n";
   };
-  std::string placements;
-  if (world.rank == 0) placements = search_placements(scenario, strategies, jobs, progress).dump();
-  mpi_broadcast_from_root(world, placements);
-  adopt_placements(scenario, strategies, nlohmann::json::parse(placements));
+  // One process: the placement searches share the points' pool. MPI ranks: rank 0 places
+  // first and every rank adopts the same placements before its points.
+  std::optional<PlacementSearch> pooled;
+  if (world.size == 1) {
+    pooled.emplace(scenario, strategies, progress);
+  } else {
+    std::string placements;
+    if (world.rank == 0) placements = search_placements(scenario, strategies, jobs, progress).dump();
+    mpi_broadcast_from_root(world, placements);
+    adopt_placements(scenario, strategies, nlohmann::json::parse(placements));
+  }
 
   AutoSweep found;
   if (search) {
@@ -259,7 +273,9 @@ int run_sweep(const std::vector<std::string>& args) {
     strategies = found.strategies;
   }
   const std::vector<SweepPoint> points = search ? found.points : sweep_points(strategies, gpu_counts, progress);
-  const std::vector<std::string> gathered = mpi_gather_to_root(world, run_points(scenario, points, world, jobs).dump());
+  const nlohmann::json results = run_points(scenario, points, world, jobs, pooled ? &*pooled : nullptr);
+  if (pooled && pooled->failed()) adopt_placements(scenario, strategies, pooled->placements());  // rethrows its error
+  const std::vector<std::string> gathered = mpi_gather_to_root(world, results.dump());
   if (world.rank != 0) return 0;
 
   const std::vector<SweepRow> rows = collect_rows(gathered, points, scenario.source);
