@@ -192,8 +192,10 @@ double weight_gather_s(const Scenario& scenario, const TensorPipelinePlan& plan)
   if (plan.spec.zero_stage != 1 && plan.spec.zero_stage != 2) return 0;
   const std::vector<int> data = plan.layout.data_group({0, 0, 0});
   double total_s = 0;
-  for (const GradientUnit& bucket : in_buckets(plan, first_stage_units(plan), plan.value_bytes))
-    total_s += collective_s(scenario, CollectiveOp::allgather, bucket.weights * plan.value_bytes * plan.options.gradient_bytes_scale, data);
+  for (const GradientUnit& bucket : in_buckets(plan, first_stage_units(plan), plan.value_bytes)) {
+    const double bytes = bucket.weights * plan.value_bytes * plan.options.gradient_bytes_scale;
+    total_s += collective_s(scenario, CollectiveOp::allgather, bytes, data);
+  }
   return total_s;
 }
 
