@@ -48,6 +48,21 @@ TEST_F(BadInput, MissingPlatformFile) {
   expect_input_error("simulate --platform " + dir + "/nope.yaml --workload resnet50", {"nope.yaml"});
 }
 
+// A platform GPU no cost-model family matches, with a user cost model whose `uncalibrated`
+// default cannot price the workload's precision: the platform's node.gpu.model is named, with
+// the models the families know, not the cost model.
+TEST_F(BadInput, UnpricedGpuModelNamesThePlatformField) {
+  const std::string platform = write_file(dir, "tiny.yaml", std::string(kSmallPlatform) + "nodes: 1\n");
+  const std::string cost_model = write_file(dir, "cm.yaml", R"(uncalibrated:
+  precisions:
+    fp32:
+      default: {compute_efficiency: 0.3, memory_efficiency: 0.7, launch_overhead: 5us}
+)");
+  expect_input_error("simulate --platform " + platform + " --workload resnet50 --gpus 2 --precision fp16 --cost-model " + cost_model,
+                     {"tiny.yaml: node.gpu.model", "GPU model 'test' matches no cost-model family", "known models: V100, A100, H100",
+                      "no fp16 efficiencies"});
+}
+
 TEST_F(BadInput, YamlSyntaxError) {
   auto path = write_file(dir, "broken.yaml", "name: x\nnode: {gpus: 2\n");
   expect_input_error("simulate --platform " + path + " --workload resnet50", {"broken.yaml", "line"});
