@@ -17,6 +17,12 @@ namespace scalecast {
 
 inline constexpr std::uint64_t kMaxYamlBytes = std::uint64_t{4} << 20;
 inline constexpr std::uint64_t kMaxJsonBytes = std::uint64_t{1} << 30;
+// YAML structure characters (`,` `:` `-` `[` `{` `?`) per byte of the YAML cap: one per 32
+// bytes, 131,072 under the 4 MiB cap. Every list item and mapping entry needs one, and yaml-cpp
+// spends about 500 bytes per node (and, inside a flow collection `[...]`, about 250 bytes per
+// token queued until the collection closes), so this bounds its memory at some 130 MB before
+// any error: a 4 MiB flow list of 2 M items took 1 GB. The largest shipped file has 1,891.
+inline constexpr std::uint64_t kYamlBytesPerStructureMark = 32;
 
 // `default_cap_bytes`, or $SCALECAST_MAX_INPUT_MB MiB when that is set to a positive number.
 std::uint64_t input_cap_bytes(std::uint64_t default_cap_bytes);

@@ -43,6 +43,10 @@ inline constexpr Range kEfficiency{1e-3, 1, "between 0.001 and 1"};
 inline constexpr Range kTaskDuration_s{0, 1e6, "between 0 and 1e6 s (11.6 days)"};
 // Ranks of a job (GPUs): 2^24 = 16.7 M, ten times the largest cluster announced.
 inline constexpr long long kMaxWorldSize = 1LL << 24;
+// GPUs one simulation runs (ClusterTopology::kMaxGpus): beyond this a run takes hours. A Kineto
+// trace claiming a larger world could never be replayed, and the import gives every rank of the
+// claimed world an entry (untraced ranks replay a traced one), so the claim is held to this.
+inline constexpr int kMaxSimulatedGpus = 131072;
 
 inline bool within(double value, const Range& range) { return value >= range.min && value <= range.max; }
 

@@ -69,7 +69,31 @@ double read_number(const Field& field) {
   return value;
 }
 
+namespace {
+
+// Refuses a text with more structure characters than the cap, counted in the raw text before
+// yaml-cpp sees it: its parser queues every token of a flow collection until the collection
+// closes, so counting its events would come too late. Every occurrence counts, in quotes and
+// comments too: the count bounds the nodes from above and cannot be fooled by a stray quote.
+void check_yaml_structure(const std::string& yaml_text, const std::string& source) {
+  const std::uint64_t cap_marks = input_cap_bytes(kMaxYamlBytes) / kYamlBytesPerStructureMark;
+  std::uint64_t marks = 0;
+  for (const char c : yaml_text) {
+    marks += c == ',' || c == ':' || c == '-' || c == '[' || c == '{' || c == '?';
+    if (marks > cap_marks)
+      throw InputError(source, "",
+                       "holds more than " + std::to_string(cap_marks) +
+                           " YAML structure characters (, : - [ { ?), the most a YAML input may hold (one per " +
+                           std::to_string(kYamlBytesPerStructureMark) + " bytes of its " +
+                           format_cap(input_cap_bytes(kMaxYamlBytes)) +
+                           " cap): every list item and mapping entry takes one (SCALECAST_MAX_INPUT_MB raises both caps)");
+  }
+}
+
+}  // namespace
+
 YAML::Node load_yaml(const std::string& yaml_text, const std::string& source) {
+  check_yaml_structure(yaml_text, source);
   if (const auto bad = first_invalid_utf8(yaml_text)) {
     const std::string before = yaml_text.substr(0, *bad);
     const size_t line_start = before.rfind('\n') == std::string::npos ? 0 : before.rfind('\n') + 1;

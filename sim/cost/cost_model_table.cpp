@@ -233,6 +233,35 @@ ComputeCostModel family_model(const CostModelFamily& family, const std::string& 
                    "no efficiencies for precision '" + precision + "' on " + family.family + "; calibrated: " + join_words(have));
 }
 
+bool has_precision_or_related(const CostModelFamily& family, const std::string& precision) {
+  if (family.by_precision.count(precision)) return true;
+  for (const std::string& related : related_precisions(precision))
+    if (family.by_precision.count(related)) return true;
+  return false;
+}
+
+// "V100, A100, H100, H200": what the table's families match in a GPU model.
+std::string known_models(const CostModelTable& table) {
+  std::vector<std::string> names;
+  for (const CostModelFamily& family : table.families) names.insert(names.end(), family.match.begin(), family.match.end());
+  return join_words(names);
+}
+
+// "GPU 'B200-SXM' (node.gpu.model in hgx-b200.yaml)": where the model was named, when a file did.
+std::string gpu_and_origin(const GpuSpec& gpu) {
+  return "GPU '" + gpu.model + "'" + (gpu.source.empty() ? "" : " (" + gpu.model_field + " in " + gpu.source + ")");
+}
+
+// A GPU no family matches and that `uncalibrated` cannot price either: the model is most likely
+// what is wrong (a typo, a GPU named differently), so the error names the file and field that
+// gave it, and the models the families know; without such a file, the table's `uncalibrated`.
+[[noreturn]] void throw_unpriced_gpu(const CostModelTable& table, const GpuSpec& gpu, const std::string& problem) {
+  const std::string message = "GPU model '" + gpu.model + "' matches no cost-model family of " + table.source +
+                              " (known models: " + known_models(table) + ") and " + problem;
+  if (gpu.source.empty()) throw InputError(table.source, "uncalibrated", message);
+  throw InputError(gpu.source, gpu.model_field, message);
+}
+
 }  // namespace
 
 std::string family_of(const CostModelTable& table, const GpuSpec& gpu) {
@@ -252,10 +281,12 @@ ResolvedCostModel resolve_cost_model(const CostModelTable& table, const GpuSpec&
     break;
   }
   if (resolved.family.empty()) {
-    if (!table.uncalibrated)
-      throw InputError(table.source, "uncalibrated", "no family matches GPU model '" + gpu.model + "' and no default is given");
-    resolved.notes.push_back("GPU '" + gpu.model + "' is uncalibrated: no cost-model family matches it, so it runs " +
-                             "with the default efficiencies (cost-model.yaml `uncalibrated`) against its platform's peaks");
+    if (!table.uncalibrated) throw_unpriced_gpu(table, gpu, "the table gives no `uncalibrated` default");
+    if (!has_precision_or_related(*table.uncalibrated, precision))
+      throw_unpriced_gpu(table, gpu, "its `uncalibrated` default has no " + precision + " efficiencies");
+    resolved.notes.push_back(gpu_and_origin(gpu) + " is uncalibrated: no cost-model family matches it (known models: " +
+                             known_models(table) + "), so it runs with the default efficiencies (`uncalibrated` of " +
+                             table.source + ") against its platform's peaks");
     resolved.model = family_model(*table.uncalibrated, precision, "uncalibrated.precisions", kinds_used, resolved.notes);
   }
   if (!gpu.peak_flops_per_s.count(resolved.model.precision))

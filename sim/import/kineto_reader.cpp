@@ -136,8 +136,8 @@ class KinetoSax {
           event_.input_dtype = std::move(value.text);
         break;
       case Role::dist_info:
-        if (key_ == "rank") trace_.rank = whole_number(value, "distributedInfo.rank", limits::kMaxWorldSize);
-        else if (key_ == "world_size") trace_.world_size = whole_number(value, "distributedInfo.world_size", limits::kMaxWorldSize);
+        if (key_ == "rank") trace_.rank = whole_number(value, "distributedInfo.rank");
+        else if (key_ == "world_size") trace_.world_size = whole_number(value, "distributedInfo.world_size");
         else if (key_ == "nccl_version" && !value.is_number) trace_.nccl_version = value.text;
         break;
       case Role::device:
@@ -149,13 +149,19 @@ class KinetoSax {
     return true;
   }
 
-  // distributedInfo's rank and world size: whole numbers up to 2^24 (a world of 1e9 ranks would
-  // make every per-rank table of the import that large).
-  int whole_number(const Scalar& value, const std::string& field, long long max) const {
+  // distributedInfo's rank and world size: whole numbers up to the GPUs scalecast simulates. The
+  // import gives each rank of the claimed world an entry (untraced ranks replay a traced one's
+  // program), so a 1 kB trace claiming 2^24 ranks took 26 s and 900 MB, and a world larger
+  // than a simulation's could never be replayed anyway.
+  int whole_number(const Scalar& value, const std::string& field) const {
     if (!value.is_number || value.number != std::floor(value.number))
       throw InputError(trace_.source, field, "expected a whole number, got " + (value.is_number ? limits::format_number(value.number) : "'" + value.text + "'"));
-    if (std::fabs(value.number) > static_cast<double>(max))
-      throw InputError(trace_.source, field, "must be at most 2^24 (" + std::to_string(max) + "), got " + limits::format_number(value.number));
+    if (std::fabs(value.number) > static_cast<double>(limits::kMaxSimulatedGpus))
+      throw InputError(trace_.source, field,
+                       "must be at most " + std::to_string(limits::kMaxSimulatedGpus) +
+                           " (the most GPUs scalecast simulates: a larger world could never be replayed), got " +
+                           (std::fabs(value.number) < 1e15 ? std::to_string(static_cast<long long>(value.number))
+                                                           : limits::format_number(value.number)));
     return static_cast<int>(value.number);
   }
 

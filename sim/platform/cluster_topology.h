@@ -28,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/core/physical_limits.h"
 #include "sim/platform/network_plan.h"
 #include "sim/platform/platform_spec.h"
 
@@ -69,7 +70,7 @@ class ClusterTopology {
   std::size_t link_directions() const { return link_latency_s_.size(); }
 
   // Beyond this a simulation takes hours on one machine (README, Benchmarks).
-  static constexpr int kMaxGpus = 131072;
+  static constexpr int kMaxGpus = limits::kMaxSimulatedGpus;
   // Nodes without NVSwitch whose GPUs share one SimGrid Full zone (add_node_hosts).
   static constexpr int kNodesPerFullZone = 64;
 

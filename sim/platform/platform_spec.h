@@ -31,6 +31,10 @@ struct GpuSpec {
   double memory_bandwidth_Bps = 0;
   double memory_bytes = 0;
   int multiprocessors = 0;  // SMs: a GEMM runs in waves of one output tile per SM (0: not given)
+  // Where the model was named (a platform's `node.gpu.model`, a cost model's reference GPU), so a
+  // model no cost-model family prices is blamed on that file and field. Empty: built in code.
+  std::string source;
+  std::string model_field;
 };
 
 // NVLink point-to-point: some GPU pairs joined by one or more links, others by none.

@@ -176,6 +176,8 @@ GpuArchitecture read_architecture(const MapReader& map, const std::string& model
 GpuSpec read_gpu(const Field& field) {
   MapReader map(field, {"model", "architecture", "peak_flops", "memory_bandwidth", "memory", "multiprocessors"});
   GpuSpec gpu;
+  gpu.source = field.source();
+  gpu.model_field = join_path(field.path(), "model");
   gpu.model = read_name(map.required("model"));
   gpu.architecture = read_architecture(map, gpu.model);
   MapReader flops(map.required("peak_flops"), kPrecisions);

@@ -48,6 +48,21 @@ TEST_F(BadInput, MissingPlatformFile) {
   expect_input_error("simulate --platform " + dir + "/nope.yaml --workload resnet50", {"nope.yaml"});
 }
 
+// A platform GPU no cost-model family matches, with a user cost model whose `uncalibrated`
+// default cannot price the workload's precision: the platform's node.gpu.model is named, with
+// the models the families know, not the cost model.
+TEST_F(BadInput, UnpricedGpuModelNamesThePlatformField) {
+  const std::string platform = write_file(dir, "tiny.yaml", std::string(kSmallPlatform) + "nodes: 1\n");
+  const std::string cost_model = write_file(dir, "cm.yaml", R"(uncalibrated:
+  precisions:
+    fp32:
+      default: {compute_efficiency: 0.3, memory_efficiency: 0.7, launch_overhead: 5us}
+)");
+  expect_input_error("simulate --platform " + platform + " --workload resnet50 --gpus 2 --precision fp16 --cost-model " + cost_model,
+                     {"tiny.yaml: node.gpu.model", "GPU model 'test' matches no cost-model family", "known models: V100, A100, H100",
+                      "no fp16 efficiencies"});
+}
+
 TEST_F(BadInput, YamlSyntaxError) {
   auto path = write_file(dir, "broken.yaml", "name: x\nnode: {gpus: 2\n");
   expect_input_error("simulate --platform " + path + " --workload resnet50", {"broken.yaml", "line"});
@@ -214,6 +229,22 @@ TEST_F(BadInput, SimGridSettingItDoesNotKnow) {
   EXPECT_EQ(result.exit_code, 2) << result.err;
   EXPECT_NE(result.err.find("SCALECAST_SIMGRID_CFG: Bad config key: bogus/thing"), std::string::npos) << result.err;
   EXPECT_EQ(result.err.find("Existing config keys"), std::string::npos) << result.err;
+}
+
+// Thread contexts hung the replay at its end (simgrid_setup.cpp says why): refused, while the
+// factories that work still run.
+TEST_F(BadInput, SimGridThreadContextsAreRefused) {
+  setenv("SCALECAST_SIMGRID_CFG", "contexts/factory:thread", 1);
+  const auto refused = run_scalecast("simulate --workload gnmt --platform dgx1-v100 --gpus 64 --strategy hybrid:4");
+  setenv("SCALECAST_SIMGRID_CFG", "contexts/factory:ucontext", 1);
+  const auto ucontext = run_scalecast("simulate --workload gnmt --platform dgx1-v100 --gpus 16 --strategy hybrid:4");
+  unsetenv("SCALECAST_SIMGRID_CFG");
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_TRUE(refused.out.empty()) << refused.out;
+  EXPECT_NE(refused.err.find("environment: SCALECAST_SIMGRID_CFG: contexts/factory:thread is not supported"), std::string::npos)
+      << refused.err;
+  EXPECT_EQ(ucontext.exit_code, 0) << ucontext.err;
+  EXPECT_NE(ucontext.out.find("step time"), std::string::npos) << ucontext.out;
 }
 
 TEST_F(BadInput, SweepOutputThatIsEmpty) {

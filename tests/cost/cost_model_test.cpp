@@ -77,6 +77,42 @@ TEST(CostModel, GpuWithoutFamilyRunsUncalibratedOrIsAnInputError) {
   EXPECT_THROW(compute_cost_model_for(table, test_gpu(), "fp16"), InputError);
 }
 
+// A GPU no family prices is blamed on the platform that named it (node.gpu.model), with the
+// models the families know: the table is rarely what is wrong (issue 15 found three errors that
+// named cost-model.yaml for a mistyped platform GPU).
+TEST(CostModel, UnpricedGpuBlamesThePlatformFieldThatNamedIt) {
+  GpuSpec typo = test_gpu("TestGPU-Y100");
+  typo.source = "p.yaml";
+  typo.model_field = "node.gpu.model";
+  auto expect_blames_platform = [&](const CostModelTable& table, const std::string& precision, const std::string& problem) {
+    try {
+      compute_cost_model_for(table, typo, precision);
+      FAIL() << "priced " << precision;
+    } catch (const InputError& error) {
+      EXPECT_EQ(error.source(), "p.yaml");
+      EXPECT_EQ(error.field(), "node.gpu.model");
+      const std::string message = error.what();
+      EXPECT_NE(message.find("'TestGPU-Y100' matches no cost-model family of cm.yaml (known models: X100)"), std::string::npos)
+          << message;
+      EXPECT_NE(message.find(problem), std::string::npos) << message;
+    }
+  };
+  expect_blames_platform(parse_cost_model_yaml(kTable, "cm.yaml"), "fp32", "no `uncalibrated` default");
+  const CostModelTable fp16_default = parse_cost_model_yaml(kTable + R"(uncalibrated:
+  precisions:
+    fp16:
+      default: {compute_efficiency: 0.4, memory_efficiency: 0.6, launch_overhead: 5us}
+)", "cm.yaml");
+  expect_blames_platform(fp16_default, "fp32", "`uncalibrated` default has no fp32 efficiencies");
+  // Priced by the default, the warning says where the model was named and what is known.
+  const ResolvedCostModel resolved = resolve_cost_model(fp16_default, typo, "bf16");
+  ASSERT_FALSE(resolved.notes.empty());
+  EXPECT_NE(resolved.notes[0].find("GPU 'TestGPU-Y100' (node.gpu.model in p.yaml) is uncalibrated"), std::string::npos)
+      << resolved.notes[0];
+  EXPECT_NE(resolved.notes[0].find("known models: X100"), std::string::npos) << resolved.notes[0];
+  EXPECT_NE(resolved.notes[0].find("`uncalibrated` of cm.yaml"), std::string::npos) << resolved.notes[0];
+}
+
 TEST(CostModel, RelatedPrecisionsStandInAndAreNoted) {
   const CostModelTable table = parse_cost_model_yaml(R"(families:
   - family: X100

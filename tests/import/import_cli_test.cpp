@@ -166,7 +166,7 @@ TEST_F(ImportCli, NumbersOutsidePhysicalRanges) {
   expect_rejected(write_text("bytes.json", trace_text(world1, nccl_kernel(R"("In msg nelems":1e18)"))),
                   {"bytes.json", "args.In msg nelems", "at most 2^60 bytes", "4e+18 bytes"});
   expect_rejected(write_text("world.json", trace_text(R"({"rank":0,"world_size":1e9})", kernel_event(R"("stream":7,"correlation":1)"))),
-                  {"world.json", "distributedInfo.world_size", "at most 2^24"});
+                  {"world.json", "distributedInfo.world_size", "at most 131072"});
   expect_rejected(write_text("dur.json", trace_text(world1, R"({"ph":"X","cat":"kernel","name":"k","tid":7,"ts":10,"dur":1e308,"args":{"stream":7,"correlation":1}})")),
                   {"dur.json", "traceEvents[0].dur", "at most 1e12"});
   expect_rejected(write_text("tid.json", trace_text(world1, R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","tid":1e300,"ts":1,"dur":3,"args":{"correlation":1}})")),
@@ -177,6 +177,29 @@ TEST_F(ImportCli, NumbersOutsidePhysicalRanges) {
                   {"device.json", "traceEvents[0].args.device"});
   expect_rejected(write_text("group.json", trace_text(world1, nccl_kernel(R"("In msg nelems":4,"Group size":1e12)"))),
                   {"group.json", "args.Group size"});
+}
+
+// The import gives each rank of the claimed world an entry (untraced ranks replay rank 0's
+// program), so the claim is held to the GPUs a simulation runs: a 1 kB trace claiming 2^24 ranks
+// took 26 s and 900 MB (and wrote 173 MB) before this; it is now refused where it is read.
+TEST_F(ImportCli, ClaimedWorldIsHeldToTheGpusASimulationRuns) {
+  const std::string allreduce =
+      R"j({"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)","pid":0,"tid":8,"ts":20,"dur":5,)j"
+      R"("args":{"stream":8,"correlation":2,"Collective name":"allreduce","dtype":"Float","In msg nelems":1000}})";
+  const std::string events = kernel_event(R"("stream":7,"correlation":1)") + "," + allreduce;
+  expect_rejected(write_text("huge.json", trace_text(R"({"rank":0,"world_size":16777216})", events)),
+                  {"huge.json", "distributedInfo.world_size", "at most 131072", "16777216"});
+  expect_rejected(write_text("rank.json", trace_text(R"({"rank":131073,"world_size":2})", events)),
+                  {"rank.json", "distributedInfo.rank", "at most 131072"});
+  // The largest claim allowed: one program for all ranks, and the world communicator once.
+  const auto result = testing::run_scalecast("import kineto " + write_text("max.json", trace_text(R"({"rank":0,"world_size":131072})", events)) +
+                                             " -o " + path("max-out.json"));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const ExecutionGraph graph = read_trace(path("max-out.json"));
+  EXPECT_EQ(graph.world_size(), 131072);
+  EXPECT_EQ(graph.programs.size(), 1u);
+  ASSERT_EQ(graph.communicators.size(), 1u);
+  EXPECT_EQ(graph.communicators[0].groups.at(0).size(), 131072u);
 }
 
 TEST_F(ImportCli, ProcessGroupListingARankTwice) {
