@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 
 #include "sim/core/input_error.h"
@@ -63,8 +64,10 @@ void trace_json(const std::uint8_t* data, std::size_t size) {
 }
 
 void kineto(const std::uint8_t* data, std::size_t size) {
-  // The reader streams a file (zlib passes plain files through): the input goes through one.
-  static const std::string path = "/tmp/scalecast-fuzz-kineto-" + std::to_string(::getpid()) + ".json.gz";
+  // The reader streams a file (zlib passes plain files through): the input goes through one, in
+  // $TMPDIR (tools/fuzz.sh points it at /dev/shm: a disk file is flushed at every rewrite).
+  static const std::string path =
+      (std::filesystem::temp_directory_path() / ("scalecast-fuzz-kineto-" + std::to_string(::getpid()) + ".json.gz")).string();
   std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data), size);
   expect_clean("kineto", [&] { read_kineto_trace(path); });
 }
