@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(platform_yaml workload_yaml cost_model_yaml trace_json kineto quantities)
+[ ${#targets[@]} -eq 0 ] && targets=(platform_yaml workload_yaml cost_model_yaml trace_json kineto kineto_import quantities)
 ./tools/install-deps.sh
 if ! command -v clang++ >/dev/null; then
   echo "fuzz.sh: needs clang with libFuzzer (Debian: apt-get install clang libclang-rt-14-dev)" >&2
@@ -38,7 +38,7 @@ seeds() {  # the repository's files of a target's kind
     workload_yaml) ls workloads/*.yaml tests/data/workloads/*.yaml | grep -v cost-model ;;
     cost_model_yaml) ls workloads/cost-model.yaml ;;
     trace_json) ls traces/*.json tests/data/timeline-small.json ;;
-    kineto) ls tests/fuzz/seeds/kineto/* ;;
+    kineto | kineto_import) ls tests/fuzz/seeds/kineto/* ;;
     quantities) printf '%s\n' 64MB 1GiB 4096 25GB/s 100Gbps 1.5us 2ms 1MB-1GB 1KB:1GB:x4 8,16,32 8-4096 125TFLOPS ;;
   esac
 }
@@ -50,14 +50,14 @@ max_len() {
   case "$1" in
     platform_yaml) echo 4096 ;;
     workload_yaml | cost_model_yaml | trace_json) echo 8192 ;;
-    kineto) echo 12288 ;;
+    kineto | kineto_import) echo 12288 ;;
     quantities) echo 256 ;;
   esac
 }
 
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-# The kineto target writes each input to a file for the reader: in memory, not on disk.
+# The kineto targets write each input to a file for the reader: in memory, not on disk.
 [ -d /dev/shm ] && [ -w /dev/shm ] && export TMPDIR=/dev/shm
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 summary=()
