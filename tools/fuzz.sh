@@ -56,9 +56,10 @@ max_len() {
 }
 
 # No allocation stacks (malloc_context_size=0): ASan keeps every distinct one for the life of the
-# process, and a fuzzer finds new ones without end: workload_yaml grew about 1 KB per execution
-# with them (514 -> 825 MB over 280 k executions; 10 M would pass the RSS limit), flat without. A finding's own stack is still printed, and
-# replaying the kept input in the sanitized suite (tools/test-sanitized.sh) gives the rest.
+# process, and a fuzzer finds new ones without end. With them workload_yaml grew about 1 KB per
+# execution (514 -> 825 MB over 280 k executions: 10 M would pass the RSS limit); without, it
+# stays flat. A finding's own stack is still printed; replaying the kept input in the sanitized
+# suite (tools/test-sanitized.sh) gives the rest.
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:malloc_context_size=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # The kineto targets write each input to a file for the reader: in memory, not on disk.
