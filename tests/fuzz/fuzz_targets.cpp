@@ -40,11 +40,16 @@ void expect_clean(const char* target, F&& run) {
 
 // The Kineto reader streams a file (zlib passes plain files through): the input goes through
 // one, in $TMPDIR (tools/fuzz.sh points it at /dev/shm: a disk file is flushed at every rewrite).
+// The file is removed when the process exits.
 const std::string& kineto_file(const std::uint8_t* data, std::size_t size) {
-  static const std::string path =
-      (std::filesystem::temp_directory_path() / ("scalecast-fuzz-kineto-" + std::to_string(::getpid()) + ".json.gz")).string();
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data), size);
-  return path;
+  struct TempFile {
+    std::string path;
+    ~TempFile() { std::remove(path.c_str()); }
+  };
+  static const TempFile file{
+      (std::filesystem::temp_directory_path() / ("scalecast-fuzz-kineto-" + std::to_string(::getpid()) + ".json.gz")).string()};
+  std::ofstream(file.path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data), size);
+  return file.path;
 }
 
 }  // namespace
