@@ -26,7 +26,7 @@ std::uint64_t inflate_cap_bytes(std::uint64_t compressed_bytes) {
 }
 
 GzipInputBuffer::GzipInputBuffer(const std::string& path, const std::string& what, size_t buffer_bytes)
-    : path_(path), what_(what), buffer_(buffer_bytes) {
+    : path_(path), what_(what), buffer_(std::make_unique_for_overwrite<char[]>(buffer_bytes)), buffer_bytes_(buffer_bytes) {
   check_regular_input(path, what);
   file_ = gzopen(path.c_str(), "rb");
   if (!file_) throw InputError(path, "", "cannot open the file for reading");
@@ -38,7 +38,7 @@ GzipInputBuffer::GzipInputBuffer(const std::string& path, const std::string& wha
   cap_bytes_ = input_cap_bytes(kMaxStreamedBytes);
   if (compressed_) cap_bytes_ = std::min(cap_bytes_, inflate_cap_bytes(compressed_bytes_));
   remember_input(path);
-  setg(buffer_.data(), buffer_.data(), buffer_.data());
+  setg(buffer_.get(), buffer_.get(), buffer_.get());
 }
 
 GzipInputBuffer::~GzipInputBuffer() {
@@ -48,7 +48,7 @@ GzipInputBuffer::~GzipInputBuffer() {
 GzipInputBuffer::int_type GzipInputBuffer::underflow() {
   if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
   consumed_ += static_cast<size_t>(egptr() - eback());
-  const int got = gzread(file_, buffer_.data(), static_cast<unsigned>(buffer_.size()));
+  const int got = gzread(file_, buffer_.get(), static_cast<unsigned>(buffer_bytes_));
   if (got < 0) {
     int code = 0;
     const char* message = gzerror(file_, &code);
@@ -61,11 +61,11 @@ GzipInputBuffer::int_type GzipInputBuffer::underflow() {
     const char* message = gzerror(file_, &code);
     if (code != Z_OK && code != Z_STREAM_END)
       throw InputError(path_, "", std::string("corrupt or truncated gzip data (") + (message ? message : "zlib error") + ")");
-    setg(buffer_.data(), buffer_.data(), buffer_.data());
+    setg(buffer_.get(), buffer_.get(), buffer_.get());
     return traits_type::eof();
   }
   check_cap(static_cast<size_t>(got));
-  setg(buffer_.data(), buffer_.data(), buffer_.data() + got);
+  setg(buffer_.get(), buffer_.get(), buffer_.get() + got);
   return traits_type::to_int_type(*gptr());
 }
 

@@ -14,9 +14,9 @@
 #include <zlib.h>
 
 #include <cstdint>
+#include <memory>
 #include <streambuf>
 #include <string>
-#include <vector>
 
 namespace scalecast {
 
@@ -53,7 +53,10 @@ class GzipInputBuffer : public std::streambuf {
   bool compressed_ = false;
   std::uint64_t compressed_bytes_ = 0;
   std::uint64_t cap_bytes_ = 0;  // the lower of the two caps that apply
-  std::vector<char> buffer_;
+  // Not zeroed (gzread writes before anything reads): clearing 256 KiB per file opened was a
+  // fifth of the time of reading a small trace.
+  std::unique_ptr<char[]> buffer_;
+  size_t buffer_bytes_ = 0;
   size_t consumed_ = 0;
 };
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "sim/import/kineto_to_graph.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 namespace scalecast {
@@ -54,6 +55,23 @@ TEST(FuzzRegressions, TargetsRunOnGoodAndBadInput) {
                                  std::string("name: x\nnode: {gpus: 1e308}"), std::string(100, '{')}) {
     for (const auto& target : fuzz::targets()) run(target.run, bad);
   }
+}
+
+// The Kineto seeds (cut from the real traces by tests/fuzz/seeds/cut_kineto_seeds.py) must stay
+// traces the importer accepts whole: a seed rejected at its first event would leave the fuzzer
+// exploring error paths only.
+TEST(FuzzSeeds, KinetoSeedsImport) {
+  int seeds = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(SCALECAST_SOURCE_DIR) / "tests/fuzz/seeds/kineto")) {
+    std::vector<KinetoTrace> traces;
+    traces.push_back(read_kineto_trace(entry.path().string()));
+    EXPECT_GT(traces.back().gpu_ops.size(), 0u) << entry.path();
+    EXPECT_GT(traces.back().steps.size(), 0u) << entry.path();
+    const KinetoImport imported = kineto_to_graph(std::move(traces), {});
+    EXPECT_GT(imported.stats.collectives + imported.stats.kernels, 0) << entry.path();
+    ++seeds;
+  }
+  EXPECT_EQ(seeds, 6);  // three traces, plain and gzip
 }
 
 }  // namespace

@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 
 #include "sim/core/input_error.h"
 #include "sim/core/quantity_parse.h"
 #include "sim/cost/cost_model_table.h"
+#include "sim/import/kineto_to_graph.h"
 #include "sim/import/kineto_trace.h"
 #include "sim/platform/platform_yaml.h"
 #include "sim/trace/trace_json.h"
@@ -34,6 +36,20 @@ void expect_clean(const char* target, F&& run) {
     std::fprintf(stderr, "fuzz %s: unexpected exception: %s\n", target, error.what());
     std::abort();
   }
+}
+
+// The Kineto reader streams a file (zlib passes plain files through): the input goes through
+// one, in $TMPDIR (tools/fuzz.sh points it at /dev/shm: a disk file is flushed at every rewrite).
+// The file is removed when the process exits.
+const std::string& kineto_file(const std::uint8_t* data, std::size_t size) {
+  struct TempFile {
+    std::string path;
+    ~TempFile() { std::remove(path.c_str()); }
+  };
+  static const TempFile file{
+      (std::filesystem::temp_directory_path() / ("scalecast-fuzz-kineto-" + std::to_string(::getpid()) + ".json.gz")).string()};
+  std::ofstream(file.path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data), size);
+  return file.path;
 }
 
 }  // namespace
@@ -63,10 +79,17 @@ void trace_json(const std::uint8_t* data, std::size_t size) {
 }
 
 void kineto(const std::uint8_t* data, std::size_t size) {
-  // The reader streams a file (zlib passes plain files through): the input goes through one.
-  static const std::string path = "/tmp/scalecast-fuzz-kineto-" + std::to_string(::getpid()) + ".json.gz";
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data), size);
+  const std::string& path = kineto_file(data, size);
   expect_clean("kineto", [&] { read_kineto_trace(path); });
+}
+
+void kineto_import(const std::uint8_t* data, std::size_t size) {
+  const std::string& path = kineto_file(data, size);
+  expect_clean("kineto_import", [&] {
+    std::vector<KinetoTrace> traces;
+    traces.push_back(read_kineto_trace(path));
+    kineto_to_graph(std::move(traces), {});
+  });
 }
 
 void quantities(const std::uint8_t* data, std::size_t size) {
@@ -85,7 +108,8 @@ void quantities(const std::uint8_t* data, std::size_t size) {
 const std::vector<Target>& targets() {
   static const std::vector<Target> all = {{"platform_yaml", platform_yaml}, {"workload_yaml", workload_yaml},
                                           {"cost_model_yaml", cost_model_yaml}, {"trace_json", trace_json},
-                                          {"kineto", kineto}, {"quantities", quantities}};
+                                          {"kineto", kineto}, {"kineto_import", kineto_import},
+                                          {"quantities", quantities}};
   return all;
 }
 

@@ -19,6 +19,7 @@ void workload_yaml(const std::uint8_t* data, std::size_t size);
 void cost_model_yaml(const std::uint8_t* data, std::size_t size);
 void trace_json(const std::uint8_t* data, std::size_t size);
 void kineto(const std::uint8_t* data, std::size_t size);  // plain JSON or gzip, as the reader sees a file
+void kineto_import(const std::uint8_t* data, std::size_t size);  // the same, read and lowered to an execution graph
 void quantities(const std::uint8_t* data, std::size_t size);
 
 struct Target {
