@@ -19,8 +19,14 @@ PAPER = {"inception_v3": ">= 26.5%", "gnmt": "8%", "biglstm": "22%"}
 
 
 def load(out, workload):
-    with open(os.path.join(out, workload, "sweep.json")) as f:
-        return json.load(f)
+    path = os.path.join(out, workload, "sweep.json")
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as error:
+        # The sweeps are the input: a missing or unreadable one is an error naming it (exit 2).
+        sys.stderr.write(f"seed-study-summary.py: {path}: {error} (run tools/run-main.sh first)\n")
+        sys.exit(2)
 
 
 def answer(sweep):
@@ -76,11 +82,15 @@ def main(argv):
     versus_out = None
     if "--versus" in argv:
         i = argv.index("--versus")
-        versus_out = argv[i + 1]
+        versus_out = argv[i + 1] if i + 1 < len(argv) else "-"
         argv = argv[:i] + argv[i + 2:]
-    if len(argv) < 2:
-        sys.exit(__doc__)
+    if len(argv) < 2 or (versus_out is not None and versus_out.startswith("-")):
+        sys.stderr.write(__doc__)
+        sys.exit(2)
     out, workloads = argv[0], argv[1:]
+    for folder in [out] + ([versus_out] if versus_out else []):
+        for w in workloads:
+            load(folder, w)  # every sweep readable before any line is printed
     print_answers(out, workloads)
     print_dp_breakdown(out, workloads)
     if versus_out:
