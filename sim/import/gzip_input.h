@@ -31,6 +31,8 @@ class GzipInputBuffer : public std::streambuf {
  public:
   // Throws InputError when the file is not a regular file or cannot be opened; `what` names
   // what was expected ("a Kineto trace"). Remembers it as an input (sim/core/input_file.h).
+  // `buffer_bytes` is the most the read buffer holds; a smaller file gets one of about its
+  // (decompressed) size, at least 16 KiB.
   GzipInputBuffer(const std::string& path, const std::string& what, size_t buffer_bytes = 1 << 18);
   ~GzipInputBuffer() override;
   GzipInputBuffer(const GzipInputBuffer&) = delete;
