@@ -23,5 +23,20 @@ TEST(Utf8, FirstBadByteIsFound) {
   EXPECT_EQ(first_invalid_utf8("\xFF"), 0u);
 }
 
+// ASCII is skipped a word (8 bytes) at a time: a bad byte or a character is found at every
+// offset from a word's boundary, and a character that straddles two words is whole.
+TEST(Utf8, EveryOffsetAroundWordBoundaries) {
+  for (std::size_t at = 0; at < 24; ++at) {
+    std::string text(24, 'a');
+    text.insert(at, "\xE2\x82\xAC");  // €, three bytes from `at`
+    EXPECT_EQ(first_invalid_utf8(text), std::nullopt) << "euro at " << at;
+    text[at + 2] = 'x';  // cut it short
+    EXPECT_EQ(first_invalid_utf8(text), at) << "cut euro at " << at;
+    std::string lone(24, 'b');
+    lone[at] = '\x80';
+    EXPECT_EQ(first_invalid_utf8(lone), at) << "lone continuation at " << at;
+  }
+}
+
 }  // namespace
 }  // namespace scalecast
