@@ -1,5 +1,6 @@
 #include "sim/core/atomic_file.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +16,16 @@ namespace scalecast {
 
 void write_file_atomically(const std::string& path, const std::string& content) {
   write_file_atomically(path, [&](std::ostream& out) { out << content; });
+}
+
+void check_folder_accepts_files(const std::string& folder, const std::string& path) {
+  // access(W_OK) answers yes for root on read-only and virtual filesystems (/proc, /sys); only
+  // making something there tells. The probe is a folder, removed at once.
+  const std::string probe = (folder.empty() ? std::string(".") : folder) + "/.scalecast-write-probe." + std::to_string(::getpid());
+  if (::mkdir(probe.c_str(), 0700) != 0)
+    throw InputError(path, "", "cannot be written: folder '" + (folder.empty() ? std::string(".") : folder) +
+                                   "' refuses new files (" + std::strerror(errno) + ")");
+  ::rmdir(probe.c_str());
 }
 
 std::string checked_output_path(const std::string& path) {
@@ -35,6 +46,7 @@ std::string checked_output_path(const std::string& path) {
   const fs::path parent = fs::path(target).parent_path();
   if (!parent.empty() && !fs::is_directory(parent, error))
     throw InputError(path, "", "cannot be written: folder '" + parent.string() + "' does not exist");
+  check_folder_accepts_files(parent.string(), path);
   return target;
 }
 

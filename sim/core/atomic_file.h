@@ -18,9 +18,14 @@ namespace scalecast {
 void write_file_atomically(const std::string& path, const std::string& content);
 
 // The checks above without writing (commands call it before they start working, so that a bad
-// output path fails at once). Returns the file that will be replaced: the path, or a symlink's
+// output path fails at once), the folder's accepting new files included. Returns the file that will be replaced: the path, or a symlink's
 // target.
 std::string checked_output_path(const std::string& path);
+
+// Throws InputError (source = path) unless a file can be made in `folder` ("" is the working
+// folder): it makes and removes a probe there, since permission bits do not tell (root may
+// "write" to /proc or a read-only mount).
+void check_folder_accepts_files(const std::string& folder, const std::string& path);
 
 // A folder of outputs written whole or not at all: `fill` writes into a fresh temporary folder
 // beside `folder`, which then replaces `folder` (an existing one is removed only once the new

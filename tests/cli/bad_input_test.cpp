@@ -247,6 +247,21 @@ TEST_F(BadInput, SimGridThreadContextsAreRefused) {
   EXPECT_NE(ucontext.out.find("step time"), std::string::npos) << ucontext.out;
 }
 
+// Permission bits do not tell whether a folder takes new files (root "may write" to /proc):
+// outputs are probed before any work, so a long sweep never fails at its end.
+TEST_F(BadInput, OutputsWhereNoFileCanBeMadeFailBeforeWork) {
+  const auto sweep = run_scalecast("sweep --platform dgx-a100 --workload resnet50 --gpus 8 --out /proc/scalecast-out");
+  EXPECT_EQ(sweep.exit_code, 2) << sweep.err;
+  EXPECT_NE(sweep.err.find("'/proc' refuses new files"), std::string::npos) << sweep.err;
+  EXPECT_EQ(sweep.err.find("dp at 8 GPUs"), std::string::npos) << "simulated before failing:\n" << sweep.err;
+  expect_input_error("simulate --platform dgx-a100 --workload resnet50 --gpus 8 --timeline /proc/scalecast.json",
+                     {"/proc/scalecast.json", "refuses new files"});
+  // A folder that takes files still works, and the probe leaves nothing behind.
+  const auto fine = run_scalecast("simulate --platform dgx-a100 --workload resnet50 --gpus 8 --timeline " + dir + "/t.json");
+  EXPECT_EQ(fine.exit_code, 0) << fine.err;
+  EXPECT_EQ(folder_entries(), std::vector<std::string>{"t.json"});
+}
+
 TEST_F(BadInput, SweepOutputThatIsEmpty) {
   expect_input_error("sweep --platform dgx-a100 --workload resnet50 --gpus 8 --out ''", {"--output", "is empty"});
 }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <thread>
 
+#include "sim/core/atomic_file.h"
 #include "sim/core/input_error.h"
 #include "sim/core/quantity_parse.h"
 #include "sim/platform/platform_yaml.h"
@@ -65,11 +66,20 @@ std::optional<std::filesystem::path> out_folder_option(const po::variables_map& 
   std::error_code error;
   if (std::filesystem::exists(folder, error) && !std::filesystem::is_directory(folder, error))
     throw InputError(folder.string(), "--output", "exists and is not a folder");
-  std::filesystem::path existing = std::filesystem::absolute(folder);
+  // The folder is staged beside itself: its parent (or the nearest one that exists) must accept
+  // new files.
+  std::filesystem::path existing = std::filesystem::absolute(folder).lexically_normal();
+  if (!existing.has_filename()) existing = existing.parent_path();  // "out/" names "out"
+  existing = existing.parent_path();
   while (!std::filesystem::exists(existing, error) && existing.has_parent_path() && existing != existing.parent_path())
     existing = existing.parent_path();
   if (!std::filesystem::is_directory(existing, error))
     throw InputError(folder.string(), "--output", "cannot be created: '" + existing.string() + "' is not a folder");
+  try {
+    check_folder_accepts_files(existing.string(), folder.string());
+  } catch (const InputError& refused) {
+    throw InputError(folder.string(), "--output", refused.problem());
+  }
   return folder;
 }
 
