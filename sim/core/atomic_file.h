@@ -18,8 +18,8 @@ namespace scalecast {
 void write_file_atomically(const std::string& path, const std::string& content);
 
 // The checks above without writing (commands call it before they start working, so that a bad
-// output path fails at once), the folder's accepting new files included. Returns the file that will be replaced: the path, or a symlink's
-// target.
+// output path fails at once), the folder's accepting new files included. Returns the file that
+// will be replaced: the path, or a symlink's target.
 std::string checked_output_path(const std::string& path);
 
 // Throws InputError (source = path) unless a file can be made in `folder` ("" is the working
