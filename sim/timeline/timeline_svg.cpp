@@ -333,9 +333,11 @@ void SvgWriter::draw_lane_row(const Row& row, double top) {
   text(8, top + std::min(row_height_ - row_gap_, 12.0) - 1, row.label,
        "font-size=\"" + std::string(lane_height_ >= 9 ? "11" : "9") + "\"");
   if (lane_height_ >= 8 && streams_.size() > 1)
-    for (size_t lane = 0; lane < streams_.size(); ++lane)
-      text(left_ - 6, top + (lane + 1) * lane_height_ - 2, "s" + std::to_string(streams_[lane]),
-           "font-size=\"8\" text-anchor=\"end\" fill=\"#666\"");
+    for (size_t lane = 0; lane < streams_.size(); ++lane) {
+      std::string label = "s";  // built in two steps: GCC 12 warns falsely on "s" + to_string (-Wrestrict, bug 105329)
+      label += std::to_string(streams_[lane]);
+      text(left_ - 6, top + (lane + 1) * lane_height_ - 2, label, "font-size=\"8\" text-anchor=\"end\" fill=\"#666\"");
+    }
 }
 
 void SvgWriter::draw_heat_row(const Row& row, double top) {
