@@ -91,3 +91,9 @@ for target in "${targets[@]}"; do
   summary+=("$line")
 done
 printf '%s\n' "${summary[@]}"
+# Every run of this build folder continues its target's corpus: the executions of all runs so far,
+# per target, are what the corpora have been through.
+echo "all runs recorded in build-fuzz/fuzz-summary.txt, per target:"
+awk '$5 == "executions" { runs[$3]++; total[$3] += $4 }
+     END { for (t in total) printf "  %-16s %12d executions in %d run(s)\n", t, total[t], runs[t] }' \
+  build-fuzz/fuzz-summary.txt | sort
