@@ -85,6 +85,10 @@ for target in "${targets[@]}"; do
   rate=$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' || true)
   found=$(ls "$crashes" | wc -l)
   verdict='nothing found'
+  # Interrupted (Ctrl-C, kill -INT): libFuzzer prints its stats and exits 72, having found nothing.
+  if [ "$status" -eq 72 ] && [ "$found" -eq 0 ] && grep -q 'libFuzzer: run interrupted' "$log"; then
+    status=0 verdict='nothing found (interrupted)'
+  fi
   if [ "$status" -ne 0 ] || [ "$found" -ne 0 ]; then verdict="FOUND $found input(s) in $crashes (exit $status, log $log)"; fi
   line=$(printf '%-16s %12s executions %8s exec/s  %s' "$target" "${runs:-?}" "${rate:-?}" "$verdict")
   printf '%s  %s  %s\n' "$(date -u +%FT%TZ)" "$commit" "$line" >>build-fuzz/fuzz-summary.txt
