@@ -28,13 +28,36 @@ double peak_flops_per_s(const GpuSpec& gpu, const std::string& precision) {
   return fastest;
 }
 
-double operator_time_s(double flops, double memory_bytes, const GpuSpec& gpu, const std::string& precision,
-                       const KindEfficiency& efficiency) {
+KernelSequenceTime& KernelSequenceTime::operator+=(const KernelSequenceTime& other) {
+  compute_s += other.compute_s;
+  memory_s += other.memory_s;
+  fixed_s += other.fixed_s;
+  memory_bytes += other.memory_bytes;
+  return *this;
+}
+
+KernelSequenceTime operator+(KernelSequenceTime a, const KernelSequenceTime& b) { return a += b; }
+
+KernelSequenceTime kernel_time(double flops, double memory_bytes, const GpuSpec& gpu, const std::string& precision,
+                               const KindEfficiency& efficiency) {
   const double peak = peak_flops_per_s(gpu, precision);
   const double compute_s = peak > 0 ? flops / (peak * efficiency.compute_efficiency) : 0;
   const double memory_s =
       gpu.memory_bandwidth_Bps > 0 ? memory_bytes / (gpu.memory_bandwidth_Bps * efficiency.memory_efficiency) : 0;
-  return std::max(compute_s, memory_s) + efficiency.launch_overhead_s;
+  KernelSequenceTime time;
+  time.fixed_s = efficiency.launch_overhead_s;
+  if (compute_s >= memory_s) {
+    time.compute_s = compute_s;
+  } else {
+    time.memory_s = memory_s;
+    time.memory_bytes = memory_bytes;
+  }
+  return time;
+}
+
+double operator_time_s(double flops, double memory_bytes, const GpuSpec& gpu, const std::string& precision,
+                       const KindEfficiency& efficiency) {
+  return kernel_time(flops, memory_bytes, gpu, precision, efficiency).total_s();
 }
 
 double operator_time_s(const std::string& op_kind, double flops, double memory_bytes, const GpuSpec& gpu,
@@ -47,7 +70,23 @@ double compute_duration_s(const Task& task, const GpuSpec& gpu, const ComputeCos
   return operator_time_s(task.op_kind, task.flops, task.memory_bytes, gpu, model);
 }
 
+namespace {
+
+// A task priced as a sequence of kernels: its parts as priced, the rest of its duration fixed.
+ComputeTimeParts sequence_parts(const Task& task) {
+  ComputeTimeParts parts;
+  parts.in_sequence = true;
+  parts.compute_s = task.compute_bound_s;
+  parts.memory_s = task.memory_bound_s;
+  parts.fixed_s = std::max(0.0, task.duration_s - task.compute_bound_s - task.memory_bound_s);
+  parts.memory_Bps = task.memory_bound_s > 0 ? task.memory_bytes / task.memory_bound_s : 0;
+  return parts;
+}
+
+}  // namespace
+
 ComputeTimeParts compute_time_parts(const Task& task, const GpuSpec& gpu, const ComputeCostModel& model) {
+  if (task.duration_s >= 0 && (task.compute_bound_s > 0 || task.memory_bound_s > 0)) return sequence_parts(task);
   if (task.duration_s >= 0) {
     // A measured task ran beside its own job's NCCL kernels: its duration already carries that.
     ComputeTimeParts parts;

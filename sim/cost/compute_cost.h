@@ -56,16 +56,55 @@ double operator_time_s(const std::string& op_kind, double flops, double memory_b
 
 double compute_duration_s(const Task& task, const GpuSpec& gpu, const ComputeCostModel& model);
 
+// Kernels that run one after another on one stream (a transformer block priced kernel by
+// kernel), summed by what bounds each: a kernel whose arithmetic term is the larger adds that
+// term to compute_s, one whose memory term is the larger adds it to memory_s and its bytes to
+// memory_bytes, and every launch overhead adds to fixed_s. Invariant: total_s() is the sum of
+// the kernels' roofline times (operator_time_s).
+struct KernelSequenceTime {
+  double compute_s = 0;     // the arithmetic-bound kernels' time
+  double memory_s = 0;      // the memory-bound kernels' time
+  double fixed_s = 0;       // launch overheads
+  double memory_bytes = 0;  // device memory traffic of the memory-bound kernels
+  double total_s() const { return compute_s + memory_s + fixed_s; }
+  KernelSequenceTime& operator+=(const KernelSequenceTime& other);
+};
+KernelSequenceTime operator+(KernelSequenceTime a, const KernelSequenceTime& b);
+
+// One kernel's roofline time split by what bounds it (a kernel exactly balanced counts as
+// arithmetic-bound): total_s() == operator_time_s() for the same arguments.
+KernelSequenceTime kernel_time(double flops, double memory_bytes, const GpuSpec& gpu, const std::string& precision,
+                               const KindEfficiency& efficiency);
+
 // The same time split by what bounds it, for a GPU shared with other kernels
-// (sim/engine/gpu_sharing.h): total_s() == compute_duration_s(). A priced task has both roofline
-// terms and its launch overhead (fixed). A measured task is all fixed: it ran beside its own
-// job's NCCL kernels, so its measured duration already carries their share of the GPU.
+// (sim/engine/gpu_sharing.h): total_s() == compute_duration_s().
+//   - A task given as FLOPs and bytes is one kernel: both roofline terms, the larger counts,
+//     plus its launch overhead (fixed).
+//   - A task priced as a sequence of kernels (Task::compute_bound_s, memory_bound_s) has its
+//     kernels' parts, which add (in_sequence).
+//   - A measured task is all fixed: it ran beside its own job's NCCL kernels, so its measured
+//     duration already carries their share of the GPU.
 struct ComputeTimeParts {
   double compute_s = 0;    // bounded by the SMs' arithmetic
   double memory_s = 0;     // bounded by device memory bandwidth
   double fixed_s = 0;      // neither: launch overheads, work off the GPU
-  double memory_Bps = 0;   // device memory traffic the task asks for while it runs alone
-  double total_s() const { return (compute_s > memory_s ? compute_s : memory_s) + fixed_s; }
+  double memory_Bps = 0;   // device memory traffic the task asks for while memory_s runs alone
+  bool in_sequence = false;  // compute_s and memory_s are different kernels' times: they add
+  double total_s() const {
+    if (in_sequence) return compute_s + memory_s + fixed_s;
+    return (compute_s > memory_s ? compute_s : memory_s) + fixed_s;
+  }
+  // The traffic the task asks for on average over its whole time alone: what a collective
+  // beside it competes with. A single kernel asks memory_Bps throughout (its launch gap
+  // aside); a sequence only while its memory-bound kernels run. The arithmetic-bound GEMMs'
+  // own traffic is left out: at most about a tenth of the bandwidth (a 2048 x 12288 x 4608
+  // fp16 GEMM on an A100 moves 182 MB in 0.9 ms), so a collective beside them is slowed a
+  // little less than it would be.
+  double mean_memory_Bps() const {
+    if (!in_sequence) return memory_Bps;
+    const double total = total_s();
+    return total > 0 ? memory_Bps * memory_s / total : 0;
+  }
 };
 ComputeTimeParts compute_time_parts(const Task& task, const GpuSpec& gpu, const ComputeCostModel& model);
 

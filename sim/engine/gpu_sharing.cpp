@@ -41,6 +41,7 @@ double GpuShare::duration_s(const ComputeTimeParts& parts) const {
   double memory_s = parts.memory_s;
   if (memory_bandwidth_Bps_ > 0)
     memory_s *= std::max(1.0, (parts.memory_Bps + nccl_memory_Bps_) / memory_bandwidth_Bps_);
+  if (parts.in_sequence) return compute_s + memory_s + parts.fixed_s;  // different kernels, one after another
   return std::max(compute_s, memory_s) + parts.fixed_s;
 }
 
@@ -81,7 +82,7 @@ double RunningCompute::next_end_s() const {
 
 double RunningCompute::memory_Bps() const {
   double demand = 0;
-  for (const Entry& entry : running_) demand += entry.parts.memory_Bps;
+  for (const Entry& entry : running_) demand += entry.parts.mean_memory_Bps();
   return demand;
 }
 

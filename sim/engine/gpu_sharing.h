@@ -10,6 +10,9 @@
 //     (kNcclMemoryBytesPerByteSent). When NCCL's and a compute kernel's demands together exceed
 //     the memory bandwidth, each gets its proportional share: the compute kernel's memory-bound
 //     part and the collective both stretch by (demand_compute + demand_nccl) / bandwidth.
+//   - A task priced as a sequence of kernels (a transformer block: ComputeTimeParts::
+//     in_sequence) has its arithmetic-bound and memory-bound kernels stretched each by its own
+//     factor, one after another: the parts add instead of the larger counting.
 //
 // Rank classes run in lockstep, so a class stands for its GPU: a collective is resident on
 // every class taking part, from its start to its end.
@@ -72,7 +75,7 @@ class RunningCompute {
   void reshare(double now_s, const GpuShare& share);
   bool empty() const { return running_.empty(); }
   double next_end_s() const;
-  // Memory traffic the running tasks ask for.
+  // Memory traffic the running tasks ask for, each on average over its time alone.
   double memory_Bps() const;
   // Removes the tasks that end by `now_s`, in order of end (then task index).
   std::vector<Finished> finish_until(double now_s);

@@ -55,12 +55,12 @@ MicrobatchTimes layer_microbatch(const Scenario& scenario, const TensorPipelineP
                             ? collective_s(scenario, CollectiveOp::reducescatter, plan.hidden_bytes, tensor) +
                                   collective_s(scenario, CollectiveOp::allgather, plan.hidden_bytes, tensor)
                             : collective_s(scenario, CollectiveOp::allreduce, plan.hidden_bytes, tensor);
-  const double forward = l.attention.forward_s + l.mlp.forward_s + 2 * reduce;
-  const double weights_s = l.attention.backward_weight_s + l.mlp.backward_weight_s;
+  const double forward = l.attention.forward.total_s() + l.mlp.forward.total_s() + 2 * reduce;
+  const double weights_s = l.attention.backward_weight.total_s() + l.mlp.backward_weight.total_s();
   const double backward_reduce = plan.spec.overlap.tensor ? std::max(0.0, 2 * reduce - weights_s) : 2 * reduce;
-  double backward = l.attention.backward_input_s + l.mlp.backward_input_s + weights_s + backward_reduce;
+  double backward = l.attention.backward_input.total_s() + l.mlp.backward_input.total_s() + weights_s + backward_reduce;
   if (plan.spec.recompute == Recompute::full) backward += forward;
-  if (plan.spec.recompute == Recompute::selective) backward += l.attention_core_forward_s;
+  if (plan.spec.recompute == Recompute::selective) backward += l.attention_core_forward.total_s();
   const double gather_s = layer_gather_s(scenario, plan);
   return {std::max(forward, gather_s), std::max(backward, gather_s)};
 }
@@ -88,8 +88,8 @@ StageMicrobatches stage_microbatches(const Scenario& scenario, const TensorPipel
     body.backward_s += each_way;
   }
   const EndTimes& e = plan.ends;
-  const MicrobatchTimes embedding{e.embedding_forward_s, e.embedding_backward_s};
-  const MicrobatchTimes head{e.head_forward_s, e.head_backward_input_s + e.head_backward_weight_s};
+  const MicrobatchTimes embedding{e.embedding_forward.total_s(), e.embedding_backward.total_s()};
+  const MicrobatchTimes head{e.head_forward.total_s(), e.head_backward_input.total_s() + e.head_backward_weight.total_s()};
   StageMicrobatches stages;
   stages.body_s = body.total_s();
   stages.first = {body.forward_s + embedding.forward_s, body.backward_s + embedding.backward_s};

@@ -47,6 +47,7 @@ double outside(const Intervals& a, const Intervals& b) {
 struct StreamTimes {
   Intervals compute, tensor, data;
   double tensor_total_s = 0, data_total_s = 0;
+  double interference_s = 0;  // of the compute: NCCL kernels sharing the GPU (gpu_sharing.h)
 };
 
 StreamTimes stream_times(const RankClassTimeline& timeline) {
@@ -56,6 +57,7 @@ StreamTimes stream_times(const RankClassTimeline& timeline) {
     const std::pair<double, double> span{e.start_s, e.end_s};
     if (e.stream == stream::kCompute) {
       times.compute.push_back(span);
+      times.interference_s += e.interference_s;
     } else if (e.stream == stream::kTensor) {
       times.tensor.push_back(span);
       times.tensor_total_s += e.end_s - e.start_s;
@@ -93,6 +95,7 @@ TensorPipelineBreakdown tensor_pipeline_breakdown(const PointResult& point) {
   b.stage = plan.layout.coordinates(timeline.ranks.front()).stage;
   const StreamTimes times = stream_times(timeline);
   b.compute_s = length(times.compute);
+  b.interference_s = times.interference_s;
   b.tp_comm_s = times.tensor_total_s;
   b.tp_exposed_s = outside(times.tensor, times.compute);
   b.dp_comm_s = times.data_total_s;
@@ -125,6 +128,7 @@ nlohmann::ordered_json tensor_pipeline_json(const Scenario& scenario, const Poin
   nlohmann::ordered_json breakdown;
   breakdown["stage"] = b.stage;
   breakdown["compute_s"] = b.compute_s;
+  breakdown["interference_s"] = b.interference_s;
   breakdown["tp_comm_s"] = b.tp_comm_s;
   breakdown["tp_exposed_s"] = b.tp_exposed_s;
   breakdown["pp_bubble_s"] = b.pp_bubble_s;

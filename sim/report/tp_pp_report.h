@@ -2,7 +2,9 @@
 // the timeline of the pipeline stage that sets the step (step_report.h) and the streams the
 // lowering put each kind of work on (tp_pp_lowering.h):
 //
-//   compute_s            the compute stream busy: layers, embedding, head, optimizer step
+//   compute_s            the compute stream busy: layers, embedding, head, optimizer step;
+//                        interference_s of it: the layers' kernels slowed by NCCL kernels
+//                        resident beside them (sim/engine/gpu_sharing.h)
 //   tp_comm_s            tensor-parallel collectives, in all; tp_exposed_s: while no compute ran
 //   dp_comm_s            data-parallel gradient reductions and weight gathers (and the tied
 //                        embedding's all-reduce); dp_exposed_s: while neither compute nor a
@@ -27,6 +29,7 @@ struct TensorPipelineBreakdown {
   int stage = 0;
   double step_s = 0;
   double compute_s = 0;
+  double interference_s = 0;  // of compute_s: NCCL kernels beside it slowed it (sim/engine/gpu_sharing.h)
   double tp_comm_s = 0, tp_exposed_s = 0;
   double dp_comm_s = 0, dp_exposed_s = 0;
   double pp_bubble_s = 0;

@@ -54,6 +54,15 @@ int StageBuilder::compute(const std::string& name, double duration_s, std::vecto
   return add(std::move(task), deps);
 }
 
+int StageBuilder::compute(const std::string& name, const KernelSequenceTime& time, std::vector<int> deps) {
+  const int index = compute(name, time.total_s(), std::move(deps));
+  Task& task = program_.tasks[index];
+  task.compute_bound_s = time.compute_s;
+  task.memory_bound_s = time.memory_s;
+  task.memory_bytes = time.memory_bytes;
+  return index;
+}
+
 int StageBuilder::collective(const std::string& name, CollectiveOp op, int communicator, int stream_id, double bytes,
                              const std::vector<int>& deps, int root) {
   Task task;
@@ -133,10 +142,10 @@ int StageBuilder::gather_layer_weights(int layer, const std::string& tag) {
 
 int StageBuilder::layer_forward(int layer, const std::string& tag, int after, int weights) {
   const std::string name = "layer" + std::to_string(layer);
-  const int attention = compute(name + ".attention.forward" + tag, plan_.layer.attention.forward_s,
+  const int attention = compute(name + ".attention.forward" + tag, plan_.layer.attention.forward,
                                 {tensor_gather(name + ".attention.gather" + tag, after), weights});
   const int reduced = tensor_reduce(name + ".attention.reduce" + tag, attention);
-  const int mlp = compute(name + ".mlp.forward" + tag, plan_.layer.mlp.forward_s,
+  const int mlp = compute(name + ".mlp.forward" + tag, plan_.layer.mlp.forward,
                           {tensor_gather(name + ".mlp.gather" + tag, reduced)});
   return tensor_reduce(name + ".mlp.reduce" + tag, mlp);
 }
@@ -146,14 +155,15 @@ int StageBuilder::layer_forward(int layer, const std::string& tag, int after, in
 // Under sequence parallelism the output gradient is gathered first, and the block's input
 // gathered again for the weight gradient.
 StageBuilder::BlockBackward StageBuilder::block_backward(const std::string& name, const BlockTimes& times,
-                                                         double extra_input_s, int after, int weights) {
+                                                         const KernelSequenceTime& extra_input, int after,
+                                                         int weights) {
   const int gradient = tensor_gather(name + ".gather.gradient", after);
   const int input = tensor_gather(name + ".gather.input", after);
-  const int dgrad = compute(name + ".backward.input", times.backward_input_s + extra_input_s, {gradient, weights});
+  const int dgrad = compute(name + ".backward.input", times.backward_input + extra_input, {gradient, weights});
   const int reduced = tensor_reduce(name + ".reduce.gradient", dgrad);
   // Without overlap the weight gradient waits for the collective (Megatron-LM before 2022).
   const int waits_for = plan_.spec.overlap.tensor ? -1 : reduced;
-  const int wgrad = compute(name + ".backward.weight", times.backward_weight_s, {dgrad, input, waits_for});
+  const int wgrad = compute(name + ".backward.weight", times.backward_weight, {dgrad, input, waits_for});
   return {reduced, wgrad};
 }
 
@@ -161,9 +171,10 @@ int StageBuilder::layer_backward(int layer, const std::string& tag, int after) {
   const std::string name = "layer" + std::to_string(layer);
   const int weights = gather_layer_weights(layer, tag);
   if (plan_.spec.recompute == Recompute::full) after = layer_forward(layer, tag + " recompute", after, weights);
-  const double selective_s = plan_.spec.recompute == Recompute::selective ? plan_.layer.attention_core_forward_s : 0;
-  const BlockBackward mlp = block_backward(name + ".mlp" + tag, plan_.layer.mlp, 0, after, weights);
-  const BlockBackward attention = block_backward(name + ".attention" + tag, plan_.layer.attention, selective_s,
+  const KernelSequenceTime selective =
+      plan_.spec.recompute == Recompute::selective ? plan_.layer.attention_core_forward : KernelSequenceTime{};
+  const BlockBackward mlp = block_backward(name + ".mlp" + tag, plan_.layer.mlp, {}, after, weights);
+  const BlockBackward attention = block_backward(name + ".attention" + tag, plan_.layer.attention, selective,
                                                  mlp.input_gradient, -1);
   weights_done(layers_[layer], attention.weight_gradient, tag);  // after the MLP's in the compute stream
   if (weights >= 0) gather_consumers_.push_back(attention.input_gradient);
@@ -188,7 +199,7 @@ int StageBuilder::forward_pass(const PipelinePass& pass) {
   const std::string tag = pass_tag(pass);
   int last = -1;
   if (plan_.first_virtual_stage(stage_, pass.chunk)) {
-    last = compute("embedding.forward" + tag, plan_.ends.embedding_forward_s, {});
+    last = compute("embedding.forward" + tag, plan_.ends.embedding_forward, {});
     last = tensor_reduce("embedding.reduce" + tag, last);
   } else {
     last = receive(pass);
@@ -203,7 +214,7 @@ int StageBuilder::forward_pass(const PipelinePass& pass) {
     send(pass, last);
     return last;
   }
-  last = compute("head.forward" + tag, plan_.ends.head_forward_s, {tensor_gather("head.gather" + tag, last)});
+  last = compute("head.forward" + tag, plan_.ends.head_forward, {tensor_gather("head.gather" + tag, last)});
   for (int k = 0; k < kCrossEntropyReductions; ++k)
     last = tensor_collective("loss.reduce" + tag, CollectiveOp::allreduce, plan_.tokens_per_microbatch * kFp32Bytes,
                              last);
@@ -214,9 +225,9 @@ int StageBuilder::backward_pass(const PipelinePass& pass) {
   const std::string tag = pass_tag(pass);
   int last = -1;
   if (plan_.last_virtual_stage(stage_, pass.chunk)) {
-    const int dgrad = compute("head.backward.input" + tag, plan_.ends.head_backward_input_s, {});
+    const int dgrad = compute("head.backward.input" + tag, plan_.ends.head_backward_input, {});
     last = tensor_reduce("head.reduce.gradient" + tag, dgrad);
-    weights_done(head_, compute("head.backward.weight" + tag, plan_.ends.head_backward_weight_s, {dgrad}), tag);
+    weights_done(head_, compute("head.backward.weight" + tag, plan_.ends.head_backward_weight, {dgrad}), tag);
   } else {
     last = receive(pass);
   }
@@ -225,7 +236,7 @@ int StageBuilder::backward_pass(const PipelinePass& pass) {
     send(pass, last);
     return last;
   }
-  weights_done(embedding_, compute("embedding.backward" + tag, plan_.ends.embedding_backward_s, {last}), tag);
+  weights_done(embedding_, compute("embedding.backward" + tag, plan_.ends.embedding_backward, {last}), tag);
   return last;
 }
 

@@ -38,6 +38,8 @@ class StageBuilder {
  private:
   int add(Task task, const std::vector<int>& deps);
   int compute(const std::string& name, double duration_s, std::vector<int> deps);
+  // A task priced kernel by kernel: its duration and what bounds its parts (Task::compute_bound_s).
+  int compute(const std::string& name, const KernelSequenceTime& time, std::vector<int> deps);
   int collective(const std::string& name, CollectiveOp op, int communicator, int stream, double bytes,
                  const std::vector<int>& deps, int root = 0);
   int tensor_collective(const std::string& name, CollectiveOp op, double bytes, int after);
@@ -53,7 +55,7 @@ class StageBuilder {
     int input_gradient = -1;   // the collective that completes it (or the compute, without TP)
     int weight_gradient = -1;
   };
-  BlockBackward block_backward(const std::string& name, const BlockTimes& times, double extra_input_s, int after,
+  BlockBackward block_backward(const std::string& name, const BlockTimes& times, const KernelSequenceTime& extra_input, int after,
                                int weights);
   int gather_layer_weights(int layer, const std::string& tag);
   int receive(const PipelinePass& pass);

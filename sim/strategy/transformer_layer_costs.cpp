@@ -42,11 +42,12 @@ double wave_efficiency(const Kernel& k, int multiprocessors) {
   return best;
 }
 
-double price(const std::vector<Kernel>& kernels, const GpuSpec& gpu, const ComputeCostModel& cost) {
-  double time_s = 0;
+KernelSequenceTime price(const std::vector<Kernel>& kernels, const GpuSpec& gpu, const ComputeCostModel& cost) {
+  KernelSequenceTime time;
   for (const Kernel& k : kernels)
-    time_s += operator_time_s(k.kind, k.flops / wave_efficiency(k, gpu.multiprocessors), k.bytes, gpu, cost);
-  return time_s;
+    time += kernel_time(k.flops / wave_efficiency(k, gpu.multiprocessors), k.bytes, gpu, cost.precision,
+                        cost.for_kind(k.kind));
+  return time;
 }
 
 // A GEMM tokens x in -> tokens x out: reads its input and weights, writes its output.
@@ -143,7 +144,7 @@ LayerTimes price_layer(const TransformerSpec& model, const LayerShape& shape, co
   LayerTimes times;
   times.attention = price_attention(z, gpu, cost);
   times.mlp = price_mlp(z, gpu, cost);
-  times.attention_core_forward_s = price(attention_core(z), gpu, cost);
+  times.attention_core_forward = price(attention_core(z), gpu, cost);
   return times;
 }
 
@@ -157,11 +158,11 @@ EndTimes price_ends(const TransformerSpec& model, const LayerShape& shape, const
   const Kernel logits = gemm(z.tokens, h, vocabulary, v);
   const Kernel cross_entropy = {kElementwise, 0, z.tokens * vocabulary * (v + 2 * kFp32Bytes)};
   EndTimes times;
-  times.embedding_forward_s = price({lookup}, gpu, cost);
-  times.embedding_backward_s = price({backward_of(lookup)}, gpu, cost);
-  times.head_forward_s = price({norm(z), logits, cross_entropy}, gpu, cost);
-  times.head_backward_input_s = price({logits, backward_of(cross_entropy), backward_of(norm(z))}, gpu, cost);
-  times.head_backward_weight_s = price({weight_gradient(z.tokens, h, vocabulary, v)}, gpu, cost);
+  times.embedding_forward = price({lookup}, gpu, cost);
+  times.embedding_backward = price({backward_of(lookup)}, gpu, cost);
+  times.head_forward = price({norm(z), logits, cross_entropy}, gpu, cost);
+  times.head_backward_input = price({logits, backward_of(cross_entropy), backward_of(norm(z))}, gpu, cost);
+  times.head_backward_weight = price({weight_gradient(z.tokens, h, vocabulary, v)}, gpu, cost);
   return times;
 }
 

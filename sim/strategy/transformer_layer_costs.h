@@ -24,25 +24,27 @@
 
 namespace scalecast {
 
+// Each time is the sum of its kernels' roofline times, split by what bounds each kernel
+// (sim/cost/compute_cost.h): a GPU shared with NCCL kernels stretches the parts differently.
 struct BlockTimes {
-  double forward_s = 0;
-  double backward_input_s = 0;
-  double backward_weight_s = 0;
+  KernelSequenceTime forward;
+  KernelSequenceTime backward_input;
+  KernelSequenceTime backward_weight;
 };
 
 struct LayerTimes {
   BlockTimes attention;
   BlockTimes mlp;
-  double attention_core_forward_s = 0;  // scores, softmax and dropout, context: what selective recomputation redoes
+  KernelSequenceTime attention_core_forward;  // scores, softmax and dropout, context: what selective recomputation redoes
 };
 
 // The first stage's token embedding and the last stage's final norm, output head and loss.
 struct EndTimes {
-  double embedding_forward_s = 0;
-  double embedding_backward_s = 0;
-  double head_forward_s = 0;  // final norm, logits, vocabulary-parallel cross entropy
-  double head_backward_input_s = 0;
-  double head_backward_weight_s = 0;
+  KernelSequenceTime embedding_forward;
+  KernelSequenceTime embedding_backward;
+  KernelSequenceTime head_forward;  // final norm, logits, vocabulary-parallel cross entropy
+  KernelSequenceTime head_backward_input;
+  KernelSequenceTime head_backward_weight;
 };
 
 struct LayerShape {

@@ -227,6 +227,19 @@ class Validator {
     if (!limits::within(value, range)) fail(field, limits::out_of_range(range, format_number(value)));
   }
 
+  // A task priced kernel by kernel: its parts lie within its duration.
+  void check_sequence_parts(const std::string& path, const Task& task) const {
+    check_range(path + ".compute_bound_s", task.compute_bound_s, limits::kTaskDuration_s);
+    check_range(path + ".memory_bound_s", task.memory_bound_s, limits::kTaskDuration_s);
+    const double parts_s = task.compute_bound_s + task.memory_bound_s;
+    if (parts_s == 0) return;
+    if (task.duration_s < 0)
+      fail(path + ".compute_bound_s", "is given without duration_s; the parts of a duration need the duration");
+    if (parts_s > task.duration_s * (1 + 1e-9))
+      fail(path + ".compute_bound_s", "and memory_bound_s add up to " + format_number(parts_s) +
+                                          " s, more than duration_s (" + format_number(task.duration_s) + " s)");
+  }
+
   void check_task_values(int p, int t) {
     const Task& task = graph_.programs[p].tasks[t];
     const std::string path = task_path(p, t);
@@ -237,6 +250,7 @@ class Validator {
         if (task.duration_s >= 0) check_range(path + ".duration_s", task.duration_s, limits::kTaskDuration_s);
         check_range(path + ".flops", task.flops, limits::kFlops);
         check_range(path + ".memory_bytes", task.memory_bytes, limits::kBytes);
+        check_sequence_parts(path, task);
         break;
       case TaskKind::collective: {
         check_range(path + ".bytes", task.bytes, limits::kBytes);

@@ -37,7 +37,13 @@ struct Task {
   // compute: a measured duration, or (when duration_s < 0) the cost-model inputs
   double duration_s = 0;
   double flops = 0;
-  double memory_bytes = 0;
+  double memory_bytes = 0;  // a sequence (below): the memory-bound kernels' traffic only
+  // compute priced as a sequence of kernels (a transformer block, sim/strategy/
+  // transformer_layer_costs.h): of duration_s, the seconds its arithmetic-bound and its
+  // memory-bound kernels take alone (the rest is launch overhead), which a GPU shared with NCCL
+  // kernels stretches (sim/engine/gpu_sharing.h). Both 0 for a measured task, never stretched.
+  double compute_bound_s = 0;
+  double memory_bound_s = 0;
   std::string op_kind;  // operator kind or kernel class (sim/cost/kernel_class.h): per-kind efficiencies, rescaling
   std::string precision;  // number format of a measured kernel (fp32, tf32, fp16, bf16, fp8, fp64); "" unknown
 

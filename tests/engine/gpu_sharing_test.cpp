@@ -56,6 +56,80 @@ TEST(GpuShare, WithoutAnSmCountOnlyMemoryIsShared) {
   EXPECT_DOUBLE_EQ(share.duration_s(compute_bound(1e-3)), 1e-3 + 4e-6);
 }
 
+// A transformer block priced kernel by kernel: 1 ms of GEMMs, then 0.5 ms of memory-bound
+// kernels that move 0.9 GB at 1,800 GB/s, and 40 us of launches.
+ComputeTimeParts block_sequence() {
+  ComputeTimeParts parts;
+  parts.in_sequence = true;
+  parts.compute_s = 1e-3;
+  parts.memory_s = 0.5e-3;
+  parts.fixed_s = 40e-6;
+  parts.memory_Bps = 1800e9;
+  return parts;
+}
+
+TEST(GpuShare, ASequencesKernelsStretchEachByItsOwnBoundAndAdd) {
+  GpuShare share(100, 2000e9);
+  EXPECT_DOUBLE_EQ(share.duration_s(block_sequence()), 1.54e-3);  // alone: the parts add
+  // 20 of 100 SMs and 600 GB/s taken by NCCL: the GEMMs run on 80 SMs (x 1.25), the
+  // memory-bound kernels get 2000 of 2400 GB/s asked (x 1.2); the launches are unchanged.
+  share.add({20, 600e9});
+  EXPECT_NEAR(share.duration_s(block_sequence()), 1e-3 * 1.25 + 0.5e-3 * 1.2 + 40e-6, 1e-15);
+  // As one kernel the same parts would count only the larger stretched term.
+  ComputeTimeParts one_kernel = block_sequence();
+  one_kernel.in_sequence = false;
+  EXPECT_NEAR(share.duration_s(one_kernel), 1e-3 * 1.25 + 40e-6, 1e-15);
+}
+
+TEST(GpuShare, ASequenceAsksForMemoryOnlyWhileItsMemoryBoundKernelsRun) {
+  // What a collective beside it competes with: 1,800 GB/s for 0.5 of 1.54 ms.
+  EXPECT_NEAR(block_sequence().mean_memory_Bps(), 1800e9 * 0.5 / 1.54, 1);
+  EXPECT_DOUBLE_EQ(compute_bound(1e-3).mean_memory_Bps(), 100e9);
+  RunningCompute running;
+  running.start(1, block_sequence(), 0, GpuShare(100, 2000e9));
+  running.start(2, compute_bound(1e-3), 0, GpuShare(100, 2000e9));
+  EXPECT_NEAR(running.memory_Bps(), 1800e9 * 0.5 / 1.54 + 100e9, 1);
+}
+
+TEST(ComputeTimeParts, AKernelCountsTheTermThatBoundsIt) {
+  GpuSpec gpu;
+  gpu.peak_flops_per_s["fp16"] = 100e12;
+  gpu.memory_bandwidth_Bps = 1000e9;
+  const KindEfficiency efficiency{0.5, 0.8, 5e-6, ""};
+  // 1e11 FLOPs at 50 TFLOP/s: 2 ms; 0.8 GB at 800 GB/s: 1 ms. Arithmetic-bound.
+  const KernelSequenceTime gemm = kernel_time(1e11, 0.8e9, gpu, "fp16", efficiency);
+  EXPECT_DOUBLE_EQ(gemm.compute_s, 2e-3);
+  EXPECT_EQ(gemm.memory_s, 0);
+  EXPECT_EQ(gemm.memory_bytes, 0);
+  EXPECT_DOUBLE_EQ(gemm.total_s(), operator_time_s(1e11, 0.8e9, gpu, "fp16", efficiency));
+  const KernelSequenceTime copy = kernel_time(1e6, 1.6e9, gpu, "fp16", efficiency);
+  EXPECT_EQ(copy.compute_s, 0);
+  EXPECT_DOUBLE_EQ(copy.memory_s, 2e-3);
+  EXPECT_DOUBLE_EQ(copy.memory_bytes, 1.6e9);
+  const KernelSequenceTime both = gemm + copy;
+  EXPECT_DOUBLE_EQ(both.total_s(), gemm.total_s() + copy.total_s());
+  EXPECT_DOUBLE_EQ(both.fixed_s, 10e-6);
+}
+
+TEST(ComputeTimeParts, ATaskPricedAsASequenceKeepsItsParts) {
+  Task task;
+  task.duration_s = 1.6e-3;
+  task.compute_bound_s = 1e-3;
+  task.memory_bound_s = 0.5e-3;
+  task.memory_bytes = 0.9e9;
+  const ComputeTimeParts parts = compute_time_parts(task, GpuSpec{}, ComputeCostModel{});
+  EXPECT_TRUE(parts.in_sequence);
+  EXPECT_DOUBLE_EQ(parts.total_s(), 1.6e-3);
+  EXPECT_NEAR(parts.fixed_s, 0.1e-3, 1e-15);
+  EXPECT_DOUBLE_EQ(parts.memory_Bps, 1800e9);
+  // A measured task is not split: it ran beside its own NCCL kernels.
+  task.compute_bound_s = task.memory_bound_s = 0;
+  const ComputeTimeParts measured = compute_time_parts(task, GpuSpec{}, ComputeCostModel{});
+  EXPECT_FALSE(measured.in_sequence);
+  EXPECT_DOUBLE_EQ(measured.fixed_s, 1.6e-3);
+  EXPECT_EQ(measured.compute_s + measured.memory_s, 0);
+}
+
 TEST(NcclFootprint, MovesItsBytesThroughMemoryThreeTimesAtItsOwnRate) {
   const NcclFootprint footprint = nccl_footprint(2, 100e6, 10e-3);
   EXPECT_EQ(footprint.channels, 2);

@@ -90,6 +90,9 @@ ExecutionGraph two_stage_graph() {
   Task backward = compute("backward 1", 0.002, {{0, 0}, {-1, 1}});
   backward.stream = 3;
   backward.step = 4;
+  backward.compute_bound_s = 0.0012;  // priced as a sequence of kernels (Task::compute_bound_s)
+  backward.memory_bound_s = 0.0005;
+  backward.memory_bytes = 9e8;
   stage1.tasks.push_back(backward);
   stage1.tasks.push_back(collective(CollectiveOp::allreduce, 1, 1048576, {{0, 1}}));
   Task broadcast1 = broadcast;
@@ -403,6 +406,22 @@ TEST(TraceValidation, TaskValues) {
   expect_invalid(graph, "programs[0].tasks[3].communicator", "communicator 9, which is not declared");
 }
 
+// A duration's parts (a task priced kernel by kernel) lie within it, and need it.
+TEST(TraceValidation, SequencePartsFitTheirDuration) {
+  ExecutionGraph graph = two_stage_graph();
+  graph.programs[1].tasks[1].compute_bound_s = 0.0016;  // + 0.0005 > 0.002
+  expect_invalid(graph, "programs[1].tasks[1].compute_bound_s", "add up to 0.0021 s, more than duration_s (0.002 s)");
+  graph = two_stage_graph();
+  graph.programs[1].tasks[1].memory_bound_s = -1e-3;
+  expect_invalid(graph, "programs[1].tasks[1].memory_bound_s", "is -0.001");
+  graph = two_stage_graph();
+  graph.programs[0].tasks[1].compute_bound_s = 1e-3;  // a task the cost model prices
+  expect_invalid(graph, "programs[0].tasks[1].compute_bound_s", "without duration_s");
+  graph = two_stage_graph();
+  graph.programs[1].tasks[1].compute_bound_s = 0.0015;  // exactly the duration
+  EXPECT_NO_THROW(validate(graph, "in-memory"));
+}
+
 // Values in their physical ranges (sim/core/physical_limits.h): a duration of 1e308 s aborted
 // SimGrid, collectives and messages of 1e308 bytes replayed in 1.6 µs (the size overflowed).
 TEST(TraceValidation, ValuesOutsideTheirPhysicalRanges) {
@@ -422,6 +441,9 @@ TEST(TraceValidation, ValuesOutsideTheirPhysicalRanges) {
   graph = two_stage_graph();
   graph.programs[0].tasks[1].memory_bytes = 1e300;
   expect_invalid(graph, "programs[0].tasks[1].memory_bytes", "2^60");
+  graph = two_stage_graph();
+  graph.programs[1].tasks[1].memory_bound_s = 1e300;
+  expect_invalid(graph, "programs[1].tasks[1].memory_bound_s", "between 0 and 1e6 s");
   graph = two_stage_graph();
   graph.program_of_rank.assign((1 << 24) + 1, 0);
   expect_invalid(graph, "rank_programs", "at most 2^24");

@@ -67,9 +67,12 @@ void print_tensor_pipeline(const nlohmann::ordered_json& out) {
               l["virtual_stages"].get<int>() > 1 ? (":" + std::to_string(l["virtual_stages"].get<int>())).c_str() : "",
               l["recompute"].get<std::string>().c_str(), l["sequence_parallel"].get<bool>() ? ", sequence parallel" : "");
   auto seconds = [&](const char* key) { return format_seconds(b[key].get<double>()); };
-  std::printf("  breakdown (stage %d)  compute %s, TP comm %s (exposed %s), PP bubble %s (ideal %.1f%%), "
+  std::string sharing_s = seconds("interference_s");
+  sharing_s.erase(0, sharing_s.find_first_not_of(' '));  // the column's padding
+  const std::string sharing = b["interference_s"].get<double>() > 0 ? " (NCCL sharing the GPU " + sharing_s + ")" : "";
+  std::printf("  breakdown (stage %d)  compute %s%s, TP comm %s (exposed %s), PP bubble %s (ideal %.1f%%), "
               "PP sends %s, DP comm %s (exposed %s)\n",
-              b["stage"].get<int>(), seconds("compute_s").c_str(), seconds("tp_comm_s").c_str(),
+              b["stage"].get<int>(), seconds("compute_s").c_str(), sharing.c_str(), seconds("tp_comm_s").c_str(),
               seconds("tp_exposed_s").c_str(), seconds("pp_bubble_s").c_str(),
               100 * b["ideal_bubble_fraction"].get<double>(), seconds("pp_send_s").c_str(), seconds("dp_comm_s").c_str(),
               seconds("dp_exposed_s").c_str());
