@@ -83,13 +83,18 @@ for target in "${targets[@]}"; do
   runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || true)
   [ -z "$runs" ] && runs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')
   rate=$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' || true)
-  found=$(ls "$crashes" | wc -l)
+  # Findings: crashes, sanitizer reports, leaks, timeouts (-timeout) and memory (-rss_limit_mb).
+  found=$(find "$crashes" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
+  # libFuzzer also keeps any input that took over 10 s (slow-unit-*). On a machine whose other
+  # work starves a nice'd fuzzer that is load, not the input: replay it alone to tell.
+  slow=$(find "$crashes" -maxdepth 1 -type f -name 'slow-unit-*' | wc -l)
   verdict='nothing found'
   # Interrupted (Ctrl-C, kill -INT): libFuzzer prints its stats and exits 72, having found nothing.
   if [ "$status" -eq 72 ] && [ "$found" -eq 0 ] && grep -q 'libFuzzer: run interrupted' "$log"; then
     status=0 verdict='nothing found (interrupted)'
   fi
   if [ "$status" -ne 0 ] || [ "$found" -ne 0 ]; then verdict="FOUND $found input(s) in $crashes (exit $status, log $log)"; fi
+  if [ "$slow" -ne 0 ]; then verdict="$verdict; $slow slow unit(s) kept in $crashes: replay each alone (build-fuzz/fuzz/${target}_fuzz FILE)"; fi
   line=$(printf '%-16s %12s executions %8s exec/s  %s' "$target" "${runs:-?}" "${rate:-?}" "$verdict")
   printf '%s  %s  %s\n' "$(date -u +%FT%TZ)" "$commit" "$line" >>build-fuzz/fuzz-summary.txt
   summary+=("$line")

@@ -127,7 +127,7 @@ ExecutionGraph hybrid_graph_frame(const ModelGraph& model, int m, int gpus) {
   ExecutionGraph graph;
   graph.origin = "generated";
   graph.metadata["workload"] = model.name;
-  graph.metadata["strategy"] = StrategySpec{m, std::nullopt}.name();
+  graph.metadata["strategy"] = StrategySpec{m}.name();
   graph.metadata["batch_per_worker"] = std::to_string(model.batch_per_gpu);
   graph.programs.resize(m);
   for (int r = 0; r < gpus; ++r) graph.program_of_rank.push_back(r % m);

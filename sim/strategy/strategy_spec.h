@@ -64,7 +64,7 @@ struct TensorPipelineSpec {
 
 struct StrategySpec {
   int gpus_per_worker = 1;  // M: the GPUs that share one copy of the model (T*P for tp/pp)
-  std::optional<TensorPipelineSpec> tp_pp;
+  std::optional<TensorPipelineSpec> tp_pp{};
 
   bool is_data_parallel() const { return gpus_per_worker == 1 && !tp_pp; }
   bool is_tensor_pipeline() const { return tp_pp.has_value(); }

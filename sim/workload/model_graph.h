@@ -25,7 +25,7 @@ struct Operator {
   // Bytes per sample each input edge carries, parallel to `inputs`; empty: every edge carries
   // the producer's activation_bytes_per_sample. (An unrolled LSTM chunk passes only its (h, c)
   // state to the next chunk of its layer, not its whole output.)
-  std::vector<double> input_edge_bytes_per_sample;
+  std::vector<double> input_edge_bytes_per_sample{};
   // Index of the operator whose weights this one uses (a later time chunk of the same LSTM
   // layer, a language-model head tied to the embedding); -1: none. Such an operator has
   // parameter_bytes 0 (the weights are counted once, at the owner) but computes a weight

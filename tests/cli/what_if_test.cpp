@@ -39,8 +39,12 @@ TEST(WhatIf, TraceRescalesWithTheSimulatedGpu) {
   EXPECT_GT(v100["step_time_s"].get<double>(), a100["step_time_s"].get<double>() * 1.5);
   // By class: conv is compute-bound (peak x efficiency), elementwise memory-bound (bandwidth).
   for (const auto& c : v100["rescaled"]["classes"]) {
-    if (c["class"] == "elementwise") EXPECT_NEAR(c["factor"].get<double>(), 2039.0 / 900, 1e-9);
-    if (c["class"] == "conv") EXPECT_NE(c["rule"].get<std::string>().find("TFLOP/s"), std::string::npos);
+    if (c["class"] == "elementwise") {
+      EXPECT_NEAR(c["factor"].get<double>(), 2039.0 / 900, 1e-9);
+    }
+    if (c["class"] == "conv") {
+      EXPECT_NE(c["rule"].get<std::string>().find("TFLOP/s"), std::string::npos);
+    }
   }
 }
 

@@ -106,8 +106,11 @@ TEST(TraceScaling, EachClassScalesByWhatBoundsIt) {
   }
   EXPECT_TRUE(copied);
   EXPECT_TRUE(unclassified);
-  for (const ClassScaling& c : s.classes)
-    if (c.op_kind == "conv" && c.precision == "fp16") EXPECT_NE(c.rule.find("100 TFLOP/s (fp16) -> 400 TFLOP/s"), std::string::npos);
+  for (const ClassScaling& c : s.classes) {
+    if (c.op_kind == "conv" && c.precision == "fp16") {
+      EXPECT_NE(c.rule.find("100 TFLOP/s (fp16) -> 400 TFLOP/s"), std::string::npos);
+    }
+  }
 }
 
 TEST(TraceScaling, UnknownOrUnnamedTracedGpuReplaysAsMeasured) {

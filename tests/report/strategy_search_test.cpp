@@ -33,7 +33,9 @@ TEST(StrategySearch, RanksFeasibleLayoutsFastestFirst) {
   ASSERT_GT(ranked.size(), 10u);
   std::set<std::string> names;
   for (size_t k = 0; k < ranked.size(); ++k) {
-    if (k > 0) EXPECT_LE(ranked[k - 1].step_s, ranked[k].step_s);
+    if (k > 0) {
+      EXPECT_LE(ranked[k - 1].step_s, ranked[k].step_s);
+    }
     EXPECT_GT(ranked[k].step_s, 0);
     EXPECT_TRUE(names.insert(ranked[k].strategy.name()).second) << "listed twice: " << ranked[k].strategy.name();
     expect_feasible(scenario, ranked[k], 16);

@@ -18,7 +18,7 @@ ModelGraph lstm_like() {
   model.source = "lstm_like.yaml";
   model.batch_per_gpu = 4;
   model.operators = {
-      {"emb", "embedding", 0, 100, 1000, {}, 4},
+      {"emb", "embedding", 0, 100, 1000, {}, 4, {}},
       {"l.t0", "lstm", 1000, 50, 800, {0}},
       {"l.t1", "lstm", 1000, 50, 0, {0, 1}},
       {"w", "matmul", 10, 4, 300, {2}},

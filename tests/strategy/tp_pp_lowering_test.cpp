@@ -150,8 +150,9 @@ TEST(TensorPipelineLowering, PricedTasksCarryWhatBoundsTheirKernels) {
         EXPECT_GT(task.compute_bound_s, 0) << task.name;
         EXPECT_GT(task.memory_bound_s, 0) << task.name;
       }
-      if (task.name.find(".backward.weight") != std::string::npos)  // GEMMs only
-        EXPECT_EQ(task.memory_bound_s, 0) << task.name;
+      if (task.name.find(".backward.weight") != std::string::npos) {
+        EXPECT_EQ(task.memory_bound_s, 0) << task.name;  // GEMMs only
+      }
     }
   EXPECT_GT(priced, 100);
 }

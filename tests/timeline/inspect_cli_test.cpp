@@ -126,7 +126,7 @@ TEST_F(Inspect, UnsupportedOptionsAreRejected) {
   EXPECT_NE(result.err.find("is a trace"), std::string::npos) << result.err;
   EXPECT_EQ(entries(), 0u);  // no export written
 
-  for (const std::string option : {"--svg '" + path("t.svg") + "'", std::string("--step 0")}) {
+  for (const std::string& option : {"--svg '" + path("t.svg") + "'", std::string("--step 0")}) {
     result = inspect("'" + timeline_testing::kSampleTrace + "' " + option);
     EXPECT_EQ(result.exit_code, 2) << option;
     EXPECT_NE(result.err.find("is a trace"), std::string::npos) << result.err;

@@ -118,7 +118,9 @@ TEST(Presets, WavefrontVariantsUnrollLstmLayersInTime) {
   // The recurrent edge carries the (h, c) state only: 2 x 1024 fp32 values per sample.
   const Operator& op = model.operators[later];
   for (size_t k = 0; k < op.inputs.size(); ++k) {
-    if (op.inputs[k] == index_of(model, "encoder.l2.t2")) EXPECT_EQ(input_edge_bytes(model, later, k), 8192);
+    if (op.inputs[k] == index_of(model, "encoder.l2.t2")) {
+      EXPECT_EQ(input_edge_bytes(model, later, k), 8192);
+    }
   }
   // BigLSTM: the sampled softmax's gradient is sparse.
   const ModelGraph big = load_model_graph("biglstm_wavefront");

@@ -33,9 +33,9 @@ struct Scenario {
   std::string label;
   std::vector<std::string> args;
   bool full_only = false;
-  std::vector<std::string> setup;  // run once before the timed runs (not timed), when not empty
+  std::vector<std::string> setup{};  // run once before the timed runs (not timed), when not empty
   bool seed_sweep = false;         // one of the seed study's three sweeps (their sum has a target)
-  Target target;
+  Target target{};
 };
 
 struct Measurement {

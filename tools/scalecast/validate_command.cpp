@@ -49,7 +49,7 @@ std::vector<double> run_cases(const std::vector<ValidationCase>& cases, int jobs
   return simulated;
 }
 
-const char* status(const ValidationCase& c, const ValidationResult& r) {
+const char* status(const ValidationCase&, const ValidationResult& r) {
   if (r.within_tolerance) return "ok";
   return r.within_accepted ? "gap" : "FAIL";
 }

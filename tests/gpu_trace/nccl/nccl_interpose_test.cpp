@@ -160,11 +160,13 @@ TEST_F(NcclInterpose, GroupSimulateEndMarksTheGroupsCallsAsNeverRun) {
   EXPECT_EQ(records.nccl_calls[4].result, 0);
   EXPECT_EQ(records.nccl_calls[4].group_id, 0u);
   // Nothing was launched for the simulated group: only the two real calls pushed their ids.
-  EXPECT_EQ(correlation_log, (std::vector<uint64_t>{records.nccl_calls[0].external_id(), 0,
-                                                    records.nccl_calls[4].external_id(), 0}));
-  std::vector<std::string> names;
-  for (const auto& call : received()) names.push_back(call.function);
-  EXPECT_EQ(std::count(names.begin(), names.end(), "ncclGroupSimulateEnd"), 2);
+  const std::vector<uint64_t> pushed = {records.nccl_calls[0].external_id(), 0, records.nccl_calls[4].external_id(), 0};
+  EXPECT_EQ(correlation_log, pushed);
+  const std::vector<FakeNcclCall> calls = received();
+  const auto simulate_ends = std::count_if(calls.begin(), calls.end(), [](const FakeNcclCall& call) {
+    return std::string(call.function) == "ncclGroupSimulateEnd";
+  });
+  EXPECT_EQ(simulate_ends, 2);
   ncclCommDestroy(comm);
 }
 
