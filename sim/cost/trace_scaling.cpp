@@ -206,9 +206,13 @@ TraceScaling rescale_trace(ExecutionGraph& graph, const GpuSpec& target, const C
     c.scaled_s = c.measured_s * f.factor;
   }
   for (RankProgram& program : graph.programs)
-    for (Task& task : program.tasks)
-      if (is_measured_gpu_task(task))
-        if (auto it = factors.find(class_key(task, dominant)); it != factors.end()) task.duration_s *= it->second.factor;
+    for (Task& task : program.tasks) {
+      if (!is_measured_gpu_task(task)) continue;
+      auto it = factors.find(class_key(task, dominant));
+      if (it == factors.end()) continue;
+      // A task priced as a sequence of kernels keeps its parts in proportion (they lie within it).
+      for (double* seconds : {&task.duration_s, &task.compute_bound_s, &task.memory_bound_s}) *seconds *= it->second.factor;
+    }
   scaling.rescaled = true;
   scaling.classes = sorted_classes(classes);
   scaling.measured_gpu_s = scaling.scaled_gpu_s = 0;

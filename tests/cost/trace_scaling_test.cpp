@@ -113,6 +113,20 @@ TEST(TraceScaling, EachClassScalesByWhatBoundsIt) {
   }
 }
 
+// A task priced kernel by kernel (Task::compute_bound_s) scales whole: its parts keep their
+// share of its duration, so they still fit in it.
+TEST(TraceScaling, ATasksBoundPartsScaleWithIt) {
+  const CostModelTable table = parse_cost_model_yaml(kTable, "cm.yaml");
+  ExecutionGraph graph = trace_on("NVIDIA Old-GPU-16GB");
+  Task& conv = graph.programs[0].tasks[0];
+  conv.compute_bound_s = 0.6;
+  conv.memory_bound_s = 0.3;
+  rescale_trace(graph, new_gpu(), table);
+  EXPECT_DOUBLE_EQ(conv.duration_s, 0.5);
+  EXPECT_DOUBLE_EQ(conv.compute_bound_s, 0.3);
+  EXPECT_DOUBLE_EQ(conv.memory_bound_s, 0.15);
+}
+
 TEST(TraceScaling, UnknownOrUnnamedTracedGpuReplaysAsMeasured) {
   const CostModelTable table = parse_cost_model_yaml(kTable, "cm.yaml");
   for (const std::string gpu : {"", "Mystery-9"}) {
