@@ -65,12 +65,29 @@ MemoryPerGpu resolve_memory(MemoryQuestion question, const ModelGraph& model, co
                                      "; shard further (larger tp or pp, zero:1-3), or use GPUs with more memory");
 }
 
-// Adam reads the gradient, the fp32 master weight, momentum and variance, and writes the last
-// three and the working weight: 2+4+4+4 read and 4+4+4+2 written in mixed precision, 16 read
-// and 12 written in fp32 -- 28 B per weight either way, a memory-bound step (kind "optimizer")
-// over the weights this GPU updates; about a dozen FLOPs per weight.
+// Megatron-LM's optimizer step, per weight this GPU updates: memory-bound passes over fp32
+// tensors (megatron/optimizer/optimizer.py, MixedPrecisionOptimizer.step; and the gradient
+// buffer zeroed before each step), about a dozen FLOPs per weight (kind "optimizer"):
+//   unscale and check for inf/nan, fp16's loss scaling only: read and write the gradient   8 B
+//   the gradient norm for clipping: read the gradient                                      4 B
+//   Adam (apex's FusedAdam on the fp32 main weights): read weight, gradient, momentum and
+//   variance, write the last three                                                  16 + 12 B
+//   copy the main weights to the fp16/bf16 working ones: read 4, write 2                  6 B
+//   zero the fp32 gradient buffer                                                          4 B
+// 50 B per weight in fp16, 42 in bf16; fp32 training has no main copy and no scaling: 36 B.
 constexpr double kAdamBytesPerWeight = 28;
+constexpr double kGradientNormBytesPerWeight = 4;
+constexpr double kZeroGradientBytesPerWeight = 4;
+constexpr double kUnscaleBytesPerWeight = 8;
+constexpr double kMainToWorkingCopyBytesPerWeight = 6;
 constexpr double kAdamFlopsPerWeight = 12;
+
+double optimizer_bytes_per_weight(const std::string& precision) {
+  double bytes = kAdamBytesPerWeight + kGradientNormBytesPerWeight + kZeroGradientBytesPerWeight;
+  if (bytes_per_activation_value(precision) < 4) bytes += kMainToWorkingCopyBytesPerWeight;
+  if (precision == "fp16") bytes += kUnscaleBytesPerWeight;
+  return bytes;
+}
 
 void price_weights(const TransformerSpec& model, const PlatformSpec& platform, const ComputeCostModel& cost,
                    TensorPipelinePlan& plan) {
@@ -86,7 +103,8 @@ void price_weights(const TransformerSpec& model, const PlatformSpec& platform, c
   for (int stage = 0; stage < spec.pipeline; ++stage) {
     const double weights = stage_parameters(model, spec.tensor, spec.pipeline, stage) / shards;
     plan.optimizer_s.push_back(operator_time_s("optimizer", kAdamFlopsPerWeight * weights,
-                                               kAdamBytesPerWeight * weights, platform.node.gpu, cost));
+                                               optimizer_bytes_per_weight(plan.precision) * weights,
+                                               platform.node.gpu, cost));
   }
 }
 
