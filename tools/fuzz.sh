@@ -11,6 +11,10 @@
 #   tools/fuzz.sh 60 platform_yaml     one target
 #   RUNS=10000000 tools/fuzz.sh 14400  every target until 10 M executions or 4 hours, whichever first
 #   nice -n 19 tools/fuzz.sh ...       on a shared machine
+#   TIMEOUT=300 nice -n 19 tools/fuzz.sh ...
+#                                      a nice'd fuzzer on a busy machine: libFuzzer's -timeout
+#                                      (default 20 s) is wall time, and a fuzzer starved by
+#                                      other work for that long reports an input as a timeout
 #
 # Targets run one after another, each on one core. Per target it prints, and appends to
 # build-fuzz/fuzz-summary.txt with the date and commit, the executions reached, executions per
@@ -78,7 +82,7 @@ for target in "${targets[@]}"; do
   [ -n "${RUNS:-}" ] && limits+=(-runs="$RUNS")
   log=build-fuzz/$target.log
   status=0
-  build-fuzz/fuzz/${target}_fuzz "$corpus" -artifact_prefix="$crashes/" -max_len="$(max_len "$target")" -timeout=20 \
+  build-fuzz/fuzz/${target}_fuzz "$corpus" -artifact_prefix="$crashes/" -max_len="$(max_len "$target")" -timeout="${TIMEOUT:-20}" \
     -rss_limit_mb=2048 -print_final_stats=1 "${limits[@]}" >"$log" 2>&1 || status=$?
   runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || true)
   [ -z "$runs" ] && runs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')
