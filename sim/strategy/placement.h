@@ -41,7 +41,8 @@ struct Placement {
   std::vector<std::vector<int>> task_order;
   std::vector<double> start_s;  // per task: when the schedule starts it
   double step_time_s = 0;       // the schedule's makespan, transfers included
-  std::string method;           // "heft", "cbc", "single-gpu" (all on one GPU)
+  std::string method;           // "heft", "heft+moves" (placement_local_search.h), "cbc",
+                                // "single-gpu" (all on one GPU)
   bool proven_optimal = false;
 
   // What a report shows (filled by schedule() and evaluate_order()):
@@ -117,9 +118,11 @@ struct HeftOutcome {
 };
 HeftOutcome try_place_heft(const PlacementProblem& problem);
 
-// HEFT, then (up to options.max_solver_tasks tasks) the CBC integer program warm-started from
-// it (sim/strategy/ilp_placement.h); both are evaluated in the same model and the better one is
-// returned (method "cbc" or "heft"; "single-gpu" when M = 1 or when one GPU beats both).
+// HEFT, improved by single-group moves (placement_local_search.h), then (up to
+// options.max_solver_tasks tasks) the CBC integer program warm-started from it
+// (sim/strategy/ilp_placement.h); both are evaluated in the same model and the better one is
+// returned (method "cbc", "heft+moves" or "heft"; "single-gpu" when M = 1 or when one GPU
+// beats both).
 // Graphs above options' solver limits are coarsened first (placement_coarsening.h); then the
 // solver proves nothing and solver_lower_bound_s stays 0. Throws InputError(source,
 // "memory", ...) when no assignment fits the GPUs' memory.

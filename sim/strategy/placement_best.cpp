@@ -1,6 +1,7 @@
-// place_best: the candidates (HEFT; everything on one GPU; CBC's program warm-started from the
-// better of those, on the problem itself or, when that is too large, on its coarsening) are
-// all evaluated in the same cost model, and the fastest wins.
+// place_best: the candidates (HEFT; everything on one GPU; the better of those improved by
+// single-group moves; CBC's program warm-started from that, on the problem itself or, when that
+// is too large, on its coarsening) are all evaluated in the same cost model, and the fastest
+// wins.
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "sim/strategy/ilp_placement.h"
 #include "sim/strategy/placement.h"
 #include "sim/strategy/placement_coarsening.h"
+#include "sim/strategy/placement_local_search.h"
 #include "sim/strategy/placement_model.h"
 
 namespace scalecast {
@@ -71,7 +73,7 @@ Placement place_best(const PlacementProblem& problem, const PlacementOptions& op
   }
   const HeftOutcome list = list_candidate(problem);
   if (!list.placement) throw InputError(source, "memory", list.shortfall);
-  Placement best = *list.placement;
+  Placement best = improve_by_moves(problem, *list.placement);
   if (options.solver_time_limit_s <= 0 || problem.tasks.empty()) return best;
 
   if (fits_solver(problem, options, false)) {
