@@ -24,11 +24,15 @@ TEST(Sweep, SameRowsWithOneOrTwoJobs) {
   const std::string args = "sweep --json --platform dgx-a100 --workload " + kTwoBranch +
                            " --gpus 8,16,32 --strategies dp,hybrid:2 --jobs ";
   auto one = testing::run_scalecast(args + "1");
-  auto two = testing::run_scalecast(args + "2");
+  auto two = testing::run_scalecast(args + "2 --quiet");
   ASSERT_EQ(one.exit_code, 0) << one.err;
   ASSERT_EQ(two.exit_code, 0) << two.err;
   EXPECT_EQ(rows_of(one.out), rows_of(two.out));
   EXPECT_EQ(rows_of(one.out).size(), 6u);
+  // --quiet drops the progress lines (placements, points done), not the rows.
+  EXPECT_NE(one.err.find("sweep: [6/6]"), std::string::npos) << one.err;
+  EXPECT_NE(one.err.find("sweep: placed"), std::string::npos) << one.err;
+  EXPECT_EQ(two.err.find("sweep:"), std::string::npos) << two.err;
 }
 
 class SweepFiles : public testing::ScratchFolder {};

@@ -41,7 +41,8 @@ po::options_description sweep_options() {
        "search the tp/pp layouts that fit at each GPU count and simulate the best estimates")
       ("finalists", po::value<int>()->default_value(3), "with --strategies auto: layouts simulated per GPU count")
       ("jobs", po::value<int>()->default_value(cores), "points simulated at once (processes; default: cores)")
-      ("json", po::bool_switch(), "print one JSON object");
+      ("json", po::bool_switch(), "print one JSON object")
+      ("quiet,q", po::bool_switch(), "no progress lines on stderr (placements, points done, files written); warnings stay");
   add_output_option(options, "folder for sweep.csv, sweep.json, time_to_train.svg, step_breakdown.svg", "out");
   add_workload_options(options);
   add_collective_options(options);
@@ -104,7 +105,7 @@ Scenario sweep_scenario(const po::variables_map& values) {
 // each strategy's points start as soon as its placement is in, so the other processes simulate
 // while the slowest search runs instead of idling (the rows are the same either way).
 nlohmann::json run_points(const Scenario& scenario, const std::vector<SweepPoint>& points, const MpiWorld& world,
-                          int jobs, PlacementSearch* search) {
+                          int jobs, PlacementSearch* search, bool quiet) {
   std::vector<int> mine;
   for (int i = 0; i < static_cast<int>(points.size()); ++i)
     if (i % world.size == world.rank) mine.push_back(i);
@@ -125,11 +126,15 @@ nlohmann::json run_points(const Scenario& scenario, const std::vector<SweepPoint
         nlohmann::json entry = {{"index", mine[k - searches]}, {"exit_code", outcome.exit_code}};
         if (outcome.exit_code == 0) {
           entry["row"] = nlohmann::json::parse(outcome.output);
-          char line[160];
-          std::snprintf(line, sizeof line, "[%d/%zu] %s at %d GPUs: step %.2f ms (%.1f s wall)", ++done, mine.size(),
-                        point.strategy.name().c_str(), point.gpus, entry["row"]["step_time_s"].get<double>() * 1e3,
-                        entry["row"]["sim_wall_s"].get<double>());
-          std::cerr << "sweep" << (world.active ? " (rank " + std::to_string(world.rank) + ")" : "") << ": " << line << "\n";
+          ++done;
+          if (!quiet) {
+            char line[160];
+            std::snprintf(line, sizeof line, "[%d/%zu] %s at %d GPUs: step %.2f ms (%.1f s wall)", done, mine.size(),
+                          point.strategy.name().c_str(), point.gpus, entry["row"]["step_time_s"].get<double>() * 1e3,
+                          entry["row"]["sim_wall_s"].get<double>());
+            std::cerr << "sweep" << (world.active ? " (rank " + std::to_string(world.rank) + ")" : "") << ": " << line
+                      << "\n";
+          }
         } else {
           entry["error"] = outcome.output;
         }
@@ -262,8 +267,9 @@ int run_sweep(const std::vector<std::string>& args) {
 
   MpiSession mpi;  // ends MPI on every way out, errors included
   const MpiWorld& world = mpi.world;
+  const bool quiet = values["quiet"].as<bool>();
   auto progress = [&](const std::string& line) {
-    if (world.rank == 0 || !world.active) std::cerr << "sweep: " << line << "\n";
+    if (!quiet && (world.rank == 0 || !world.active)) std::cerr << "sweep: " << line << "\n";
   };
   // One process: the placement searches share the points' pool. MPI ranks: rank 0 places
   // first and every rank adopts the same placements before its points.
@@ -283,7 +289,7 @@ int run_sweep(const std::vector<std::string>& args) {
     strategies = found.strategies;
   }
   const std::vector<SweepPoint> points = search ? found.points : sweep_points(strategies, gpu_counts, progress);
-  const nlohmann::json results = run_points(scenario, points, world, jobs, pooled ? &*pooled : nullptr);
+  const nlohmann::json results = run_points(scenario, points, world, jobs, pooled ? &*pooled : nullptr, quiet);
   if (pooled && pooled->failed()) adopt_placements(scenario, strategies, pooled->placements());  // rethrows its error
   const std::vector<std::string> gathered = mpi_gather_to_root(world, results.dump());
   if (world.rank != 0) return 0;
