@@ -60,10 +60,14 @@ struct Placement {
 };
 
 struct PlacementOptions {
-  // A budget, not a convergence criterion: CBC rarely proves optimality here, and more time can
-  // find better placements (GNMT's 8-GPU worker: 1.38x at 2 s, 1.51x at 10 s; README,
-  // "Benchmarks"). 2 s keeps the seed study's 12 placement searches within its minute.
-  double solver_time_limit_s = 2;
+  // A budget, not a convergence criterion: CBC rarely proves optimality here. It starts from
+  // the list schedule improved by single-group moves (placement_local_search.h), and on every
+  // graph in workloads/ (the six hybrid presets at M = 2, 4, 8 on dgx1-v100) it found no
+  // shorter step at 0.5, 1, 2 or 10 s than that start: 0.5 s leaves it room to prove BigLSTM's
+  // optima (it does within 0.5 s) and costs the seed sweeps 3 s less than 2 s did
+  // (docs/performance.md). Graphs where moves stall can still gain from a larger
+  // --solver-time-limit.
+  double solver_time_limit_s = 0.5;
   int max_solver_tasks = 400;   // larger graphs are placed by the list scheduler alone
   // The integer program grows with the task pairs the graph leaves unordered (one binary and
   // two rows each) and CBC only checks its time limit between phases: above this many pairs
