@@ -26,12 +26,12 @@ inline std::string read_text(const std::string& path) {
   return buffer.str();
 }
 
-// `arguments` is appended to the binary's path as shell text.
-inline CommandResult run_scalecast(const std::string& arguments) {
+// Runs `command_line` in the shell; stdout and stderr come back apart.
+inline CommandResult run_command(const std::string& command_line) {
   static int counter = 0;
   const std::string err_path =
       (std::filesystem::temp_directory_path() / ("scalecast-stderr-" + std::to_string(::getpid()) + "-" + std::to_string(counter++))).string();
-  const std::string command = std::string(SCALECAST_BINARY) + " " + arguments + " 2>" + err_path;
+  const std::string command = command_line + " 2>" + err_path;
   CommandResult result;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) return result;
@@ -43,6 +43,11 @@ inline CommandResult run_scalecast(const std::string& arguments) {
   result.err = read_text(err_path);
   std::filesystem::remove(err_path);
   return result;
+}
+
+// `arguments` is appended to the binary's path as shell text.
+inline CommandResult run_scalecast(const std::string& arguments) {
+  return run_command(std::string(SCALECAST_BINARY) + " " + arguments);
 }
 
 }  // namespace scalecast::testing

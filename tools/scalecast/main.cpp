@@ -1,5 +1,7 @@
-// scalecast: emulates GPU training clusters. One binary, one subcommand per task; exit 0 on
+// scalecast-sim: emulates GPU training clusters. Every subcommand, one per task; exit 0 on
 // success, 2 on bad input (the message names the file and field), 1 on internal failure.
+// Users run `scalecast` (front_main.cpp), which runs `import` itself and execs this binary for
+// the rest.
 #include <xbt/base.h>  // simgrid/version.h needs its macros first
 #include <simgrid/version.h>
 
@@ -9,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/input_error.h"
+#include "tools/scalecast/guarded_run.h"
 #include "tools/scalecast/subcommands.h"
 
 #ifndef SCALECAST_VERSION
@@ -51,32 +53,6 @@ void print_version() {
             << SIMGRID_VERSION_MAJOR << "." << SIMGRID_VERSION_MINOR << "." << SIMGRID_VERSION_PATCH << "\n";
 }
 
-// The option a library parameter comes from (RequestError names parameters, never flags).
-std::string option_for(const std::string& command, const std::string& parameter) {
-  if (parameter == "strategy") return command == "sweep" ? "--strategies" : "--strategy";
-  static const std::map<std::string, std::string> options = {
-      {"gpus", "--gpus"}, {"algorithm", "--algo"}, {"output", "--output"}, {"traces", "FILES"},
-      {"step", "--step"}, {"precision", "--precision"}, {"protocol", "--proto"}, {"bytes", "--bytes"},
-      {"global_batch", "--global-batch"}};
-  auto it = options.find(parameter);
-  return it != options.end() ? it->second : parameter;
-}
-
-int run_guarded(const std::string& name, const Subcommand& command, const std::vector<std::string>& args) {
-  try {
-    return command.run(args);
-  } catch (const scalecast::InputError& e) {
-    std::cerr << "scalecast: error: " << e.what() << "\n";
-    return 2;
-  } catch (const scalecast::RequestError& e) {
-    std::cerr << "scalecast: error: command line: " << option_for(name, e.parameter()) << ": " << e.problem() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "scalecast: internal error: " << e.what() << "\n";
-    return 1;
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -94,5 +70,5 @@ int main(int argc, char** argv) {
     print_usage(std::cerr);
     return 2;
   }
-  return run_guarded(it->first, it->second, std::vector<std::string>(argv + 2, argv + argc));
+  return scalecast::cli::run_guarded(it->first, it->second.run, std::vector<std::string>(argv + 2, argv + argc));
 }
