@@ -42,7 +42,7 @@ struct Placement {
   std::vector<double> start_s;  // per task: when the schedule starts it
   double step_time_s = 0;       // the schedule's makespan, transfers included
   std::string method;           // "heft", "heft+moves" (placement_local_search.h), "cbc",
-                                // "single-gpu" (all on one GPU)
+                                // "single-gpu" (all on one GPU), "single-gpu+moves"
   bool proven_optimal = false;
 
   // What a report shows (filled by schedule() and evaluate_order()):
@@ -122,11 +122,12 @@ struct HeftOutcome {
 };
 HeftOutcome try_place_heft(const PlacementProblem& problem);
 
-// HEFT, improved by single-group moves (placement_local_search.h), then (up to
-// options.max_solver_tasks tasks) the CBC integer program warm-started from it
-// (sim/strategy/ilp_placement.h); both are evaluated in the same model and the better one is
-// returned (method "cbc", "heft+moves" or "heft"; "single-gpu" when M = 1 or when one GPU
-// beats both).
+// The list schedules (HEFT on M, M/2, M/4, ... GPUs; everything on one GPU when it fits),
+// each improved by single-group moves (placement_local_search.h), then (up to
+// options.max_solver_tasks tasks) the CBC integer program warm-started from the best of them
+// (sim/strategy/ilp_placement.h); all are evaluated in the same model and the fastest is
+// returned (method "cbc", "heft+moves", "heft", "single-gpu+moves" or "single-gpu"; ties go
+// to the earlier in that list of starts, then to CBC).
 // Graphs above options' solver limits are coarsened first (placement_coarsening.h); then the
 // solver proves nothing and solver_lower_bound_s stays 0. Throws InputError(source,
 // "memory", ...) when no assignment fits the GPUs' memory.

@@ -1,12 +1,21 @@
 #include "sim/strategy/placement_local_search.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace scalecast {
 
 namespace {
+
+// "heft" -> "heft+moves"; a start that moves already improved keeps its name.
+std::string moved_method(const std::string& start_method) {
+  const std::string suffix = "+moves";
+  const bool moved = start_method.size() >= suffix.size() &&
+                     start_method.compare(start_method.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return moved ? start_method : start_method + suffix;
+}
 
 double group_memory_bytes(const PlacementProblem& problem, int group) {
   return group < static_cast<int>(problem.group_memory_bytes.size()) ? problem.group_memory_bytes[group] : 0;
@@ -47,7 +56,7 @@ Placement improve_by_moves(const PlacementProblem& problem, const Placement& sta
           used[from] -= bytes;
           used[to] += bytes;
           best = std::move(candidate);
-          best.method = start.method + "+moves";
+          best.method = moved_method(start.method);
           improved = true;
           break;  // g's next moves start from its new GPU, in the next pass
         }
