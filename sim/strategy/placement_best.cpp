@@ -85,8 +85,9 @@ HeftOutcome list_candidate(const PlacementProblem& problem) {
 // slower than on M/2, and a start that is slower as a list schedule can lead to a better local
 // optimum (Inception-V3's 8-GPU worker on DGX-1: 1.68x from HEFT on 8 GPUs, 1.73x from the
 // 4-GPU answer). Nothing when neither start fits the memory; `shortfall` then says why HEFT's
-// did not. Each start gets the moves' whole budget: 2 log2(M) searches in all.
-std::optional<Placement> improved_list_placement(const PlacementProblem& problem, std::string* shortfall) {
+// did not. Each of the 2 floor(log2 M) searches gets `moves` (a share of one budget).
+std::optional<Placement> improved_list_placement(const PlacementProblem& problem, const LocalSearchOptions& moves,
+                                                 std::string* shortfall) {
   if (problem.gpus == 1) {
     if (!fits_one_gpu(problem)) return std::nullopt;
     Placement single = schedule(problem, std::vector<int>(group_count(problem), 0));
@@ -95,13 +96,13 @@ std::optional<Placement> improved_list_placement(const PlacementProblem& problem
   }
   std::vector<Placement> improved;
   const HeftOutcome heft = try_place_heft(problem);
-  if (heft.placement) improved.push_back(improve_by_moves(problem, *heft.placement));
+  if (heft.placement) improved.push_back(improve_by_moves(problem, *heft.placement, moves));
   else if (shortfall) *shortfall = heft.shortfall;
-  const std::optional<Placement> half = improved_list_placement(on_fewer_gpus(problem, problem.gpus / 2), nullptr);
+  const std::optional<Placement> half = improved_list_placement(on_fewer_gpus(problem, problem.gpus / 2), moves, nullptr);
   if (half) {
     Placement lifted = schedule(problem, half->gpu_of_group);  // the same assignment, with M task lists
     lifted.method = half->method;
-    improved.push_back(improve_by_moves(problem, lifted));
+    improved.push_back(improve_by_moves(problem, lifted, moves));
   }
   if (improved.empty()) return std::nullopt;
   return fastest(improved);
@@ -121,8 +122,13 @@ Placement place_best(const PlacementProblem& problem, const PlacementOptions& op
     placement.method = "single-gpu";
     return placement;
   }
+  // The searches share one budget, so a large graph costs no more than one search did.
+  int levels = 0;
+  for (int gpus = problem.gpus; gpus >= 2; gpus /= 2) ++levels;
+  LocalSearchOptions moves;
+  moves.max_scheduled_tasks /= 2 * levels;
   std::string shortfall;
-  const std::optional<Placement> improved = improved_list_placement(problem, &shortfall);
+  const std::optional<Placement> improved = improved_list_placement(problem, moves, &shortfall);
   if (!improved || !shortfall.empty()) throw InputError(source, "memory", shortfall);
   Placement best = *improved;
   if (options.solver_time_limit_s <= 0 || problem.tasks.empty()) return best;

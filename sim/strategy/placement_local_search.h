@@ -19,7 +19,8 @@ namespace scalecast {
 struct LocalSearchOptions {
   // Tasks list-scheduled over all evaluations (one evaluation schedules every task once). The
   // seed study's searches use at most 1.2 M; at 20 M a 10,000-task graph still gets 2,000
-  // evaluations, a few seconds.
+  // evaluations, a few seconds. place_best splits this default among its 2 floor(log2 M)
+  // searches (3.3 M each at M = 8).
   long max_scheduled_tasks = 20'000'000;
 };
 
