@@ -127,7 +127,7 @@ HeftOutcome try_place_heft(const PlacementProblem& problem);
 // options.max_solver_tasks tasks) the CBC integer program warm-started from the best of them
 // (sim/strategy/ilp_placement.h); all are evaluated in the same model and the fastest is
 // returned (method "cbc", "heft+moves", "heft", "single-gpu+moves" or "single-gpu"; ties go
-// to the earlier in that list of starts, then to CBC).
+// to the earlier in that list of starts, and CBC wins only when shorter).
 // Graphs above options' solver limits are coarsened first (placement_coarsening.h); then the
 // solver proves nothing and solver_lower_bound_s stays 0. Throws InputError(source,
 // "memory", ...) when no assignment fits the GPUs' memory.

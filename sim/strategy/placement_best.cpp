@@ -137,9 +137,13 @@ Placement place_best(const PlacementProblem& problem, const PlacementOptions& op
     std::string failure;
     IlpPlacementResult ilp = place_ilp_isolated(problem, best, options, false, &failure);
     best.solver_failure = failure;
-    if (ilp.solved && ilp.placement.step_time_s <= best.step_time_s) {
+    // CBC's placement replaces the list's only when shorter: on a tie the method keeps naming
+    // what found the placement, and CBC's bound proves it optimal when the step reaches it.
+    if (ilp.solved && ilp.placement.step_time_s < best.step_time_s * (1 - 1e-9)) {
       best = ilp.placement;
       best.proven_optimal = ilp.proven_optimal;
+    } else if (ilp.solved) {
+      best.proven_optimal = ilp.proven_optimal && best.step_time_s <= ilp.lower_bound_s * (1 + 1e-9);
     }
     best.solver_lower_bound_s = ilp.solved ? ilp.lower_bound_s : 0;
     return best;
