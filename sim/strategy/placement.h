@@ -122,12 +122,12 @@ struct HeftOutcome {
 };
 HeftOutcome try_place_heft(const PlacementProblem& problem);
 
-// The list schedules (HEFT on M, M/2, M/4, ... GPUs; everything on one GPU when it fits),
-// each improved by single-group moves (placement_local_search.h), then (up to
-// options.max_solver_tasks tasks) the CBC integer program warm-started from the best of them
+// HEFT on the M GPUs and, recursively, this search's own answer on the first M/2 (down to
+// everything on one GPU), each improved by single-group moves (placement_local_search.h), then
+// (up to options.max_solver_tasks tasks) the CBC integer program warm-started from the better
 // (sim/strategy/ilp_placement.h); all are evaluated in the same model and the fastest is
-// returned (method "cbc", "heft+moves", "heft", "single-gpu+moves" or "single-gpu"; ties go
-// to the earlier in that list of starts, and CBC wins only when shorter).
+// returned (method "cbc", "heft+moves", "heft", "single-gpu+moves" or "single-gpu"; a tie goes
+// to HEFT's start, and CBC wins only when shorter).
 // Graphs above options' solver limits are coarsened first (placement_coarsening.h); then the
 // solver proves nothing and solver_lower_bound_s stays 0. Throws InputError(source,
 // "memory", ...) when no assignment fits the GPUs' memory.

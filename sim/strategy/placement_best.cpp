@@ -1,7 +1,7 @@
-// place_best: the candidates (HEFT on M, M/2, ... GPUs and everything on one GPU, each
-// improved by single-group moves; CBC's program warm-started from the best of those, on the
-// problem itself or, when that is too large, on its coarsening) are all evaluated in the same
-// cost model, and the fastest wins.
+// place_best: the candidates (HEFT on M GPUs and the search's own answer on M/2, each improved
+// by single-group moves; CBC's program warm-started from the better, on the problem itself or,
+// when that is too large, on its coarsening) are all evaluated in the same cost model, and the
+// fastest wins.
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,68 +36,54 @@ bool fits_one_gpu(const PlacementProblem& problem) {
   return problem.gpu_memory_bytes <= 0 || total_memory_bytes <= problem.gpu_memory_bytes;
 }
 
-// The list schedules a search starts from: HEFT on all M GPUs, HEFT on the first M/2, M/4, ...
-// (its greedy earliest-finish choices can spread a graph so thin that transfers cost more than
-// the extra GPUs gain), and everything on one GPU when the model fits there; each scheduled on
-// all M GPUs. None, with why, when not even HEFT on all M GPUs fits the memory.
-struct ListStarts {
-  std::vector<Placement> placements;
-  std::string shortfall;
-};
+Placement single_gpu_placement(const PlacementProblem& problem) {
+  Placement single = schedule(problem, std::vector<int>(group_count(problem), 0));
+  single.method = "single-gpu";
+  return single;
+}
 
-ListStarts list_starts(const PlacementProblem& problem) {
+// HEFT on all M GPUs, HEFT on the first M/2, M/4, ... (its greedy earliest-finish choices can
+// spread a graph so thin that transfers cost more than the extra GPUs gain), and everything
+// on one GPU: the fastest (the coarse problem's warm start). Why not, when not even HEFT on all
+// M GPUs fits the memory.
+HeftOutcome list_candidate(const PlacementProblem& problem) {
   HeftOutcome heft = try_place_heft(problem);
-  if (!heft.placement) return {{}, heft.shortfall};
-  ListStarts starts{{*heft.placement}, ""};
+  if (!heft.placement) return heft;
+  Placement best = *heft.placement;
   for (int gpus = problem.gpus / 2; gpus >= 2; gpus /= 2) {
     const HeftOutcome fewer = try_place_heft(on_fewer_gpus(problem, gpus));
     if (!fewer.placement) break;  // fewer GPUs cannot hold the model
-    Placement start = schedule(problem, fewer.placement->gpu_of_group);  // the same schedule, with M task lists
-    start.method = "heft";
-    starts.placements.push_back(start);
+    if (fewer.placement->step_time_s < best.step_time_s) {
+      best = schedule(problem, fewer.placement->gpu_of_group);  // the same schedule, with M task lists
+      best.method = "heft";
+    }
   }
   if (fits_one_gpu(problem)) {
-    Placement single = schedule(problem, std::vector<int>(group_count(problem), 0));
-    single.method = "single-gpu";
-    starts.placements.push_back(single);
+    Placement single = single_gpu_placement(problem);
+    if (single.step_time_s < best.step_time_s) best = single;
   }
-  return starts;
+  return {best, ""};
 }
 
-// The shortest step; on a tie the first, so the answer does not depend on timing.
-const Placement& fastest(const std::vector<Placement>& placements) {
-  const Placement* best = &placements.front();
-  for (const Placement& placement : placements)
-    if (placement.step_time_s < best->step_time_s) best = &placement;
-  return *best;
-}
-
-// The fastest start as it is (the coarse problem's warm start).
-HeftOutcome list_candidate(const PlacementProblem& problem) {
-  ListStarts starts = list_starts(problem);
-  if (starts.placements.empty()) return {std::nullopt, starts.shortfall};
-  return {fastest(starts.placements), ""};
-}
-
-// The moves' local optimum from two starts, the faster kept: HEFT on the problem's GPUs, and
-// this search's own answer on the first half of them (recursively; on one GPU, everything
-// there when it fits). An answer on M/2 GPUs is one on M, so the answer on M GPUs is never
-// slower than on M/2, and a start that is slower as a list schedule can lead to a better local
-// optimum (Inception-V3's 8-GPU worker on DGX-1: 1.68x from HEFT on 8 GPUs, 1.73x from the
-// 4-GPU answer). Nothing when neither start fits the memory; `shortfall` then says why HEFT's
-// did not. Each of the 2 floor(log2 M) searches gets `moves` (a share of one budget).
+// The moves' local optimum from two starts, the faster kept (on a tie, HEFT's): HEFT on the
+// problem's GPUs, and this search's own answer on the first half of them (recursively; on one
+// GPU, everything there when it fits). An answer on M/2 GPUs is one on M, so the answer on M
+// GPUs is never slower than on M/2, and a start that is slower as a list schedule can lead to a
+// better local optimum (Inception-V3's 8-GPU worker on DGX-1: 1.68x from HEFT on 8 GPUs, 1.73x
+// from the 4-GPU answer). Each of the 2 floor(log2 M) searches gets `moves` (a share of one
+// budget). When HEFT's groups do not fit the problem's GPUs: with `shortfall`, nothing and why
+// (place_best's error); without, the half's answer alone. Nothing when neither start fits.
 std::optional<Placement> improved_list_placement(const PlacementProblem& problem, const LocalSearchOptions& moves,
                                                  std::string* shortfall) {
-  if (problem.gpus == 1) {
-    if (!fits_one_gpu(problem)) return std::nullopt;
-    Placement single = schedule(problem, std::vector<int>(group_count(problem), 0));
-    single.method = "single-gpu";
-    return single;
-  }
+  if (problem.gpus == 1) return fits_one_gpu(problem) ? std::optional(single_gpu_placement(problem)) : std::nullopt;
   std::vector<Placement> improved;
   const HeftOutcome heft = try_place_heft(problem);
-  if (heft.placement) improved.push_back(improve_by_moves(problem, *heft.placement, moves));
-  else if (shortfall) *shortfall = heft.shortfall;
+  if (heft.placement) {
+    improved.push_back(improve_by_moves(problem, *heft.placement, moves));
+  } else if (shortfall) {
+    *shortfall = heft.shortfall;
+    return std::nullopt;
+  }
   const std::optional<Placement> half = improved_list_placement(on_fewer_gpus(problem, problem.gpus / 2), moves, nullptr);
   if (half) {
     Placement lifted = schedule(problem, half->gpu_of_group);  // the same assignment, with M task lists
@@ -105,7 +91,10 @@ std::optional<Placement> improved_list_placement(const PlacementProblem& problem
     improved.push_back(improve_by_moves(problem, lifted, moves));
   }
   if (improved.empty()) return std::nullopt;
-  return fastest(improved);
+  const Placement* best = &improved.front();
+  for (const Placement& placement : improved)
+    if (placement.step_time_s < best->step_time_s) best = &placement;
+  return *best;
 }
 
 bool fits_solver(const PlacementProblem& problem, const PlacementOptions& options, bool relax_sinks) {
@@ -117,11 +106,7 @@ bool fits_solver(const PlacementProblem& problem, const PlacementOptions& option
 
 Placement place_best(const PlacementProblem& problem, const PlacementOptions& options, const std::string& source) {
   check_memory(problem, source);
-  if (problem.gpus == 1) {
-    Placement placement = schedule(problem, std::vector<int>(group_count(problem), 0));
-    placement.method = "single-gpu";
-    return placement;
-  }
+  if (problem.gpus == 1) return single_gpu_placement(problem);
   // The searches share one budget, so a large graph costs no more than one search did.
   int levels = 0;
   for (int gpus = problem.gpus; gpus >= 2; gpus /= 2) ++levels;
@@ -129,7 +114,7 @@ Placement place_best(const PlacementProblem& problem, const PlacementOptions& op
   moves.max_scheduled_tasks /= 2 * levels;
   std::string shortfall;
   const std::optional<Placement> improved = improved_list_placement(problem, moves, &shortfall);
-  if (!improved || !shortfall.empty()) throw InputError(source, "memory", shortfall);
+  if (!improved) throw InputError(source, "memory", shortfall);
   Placement best = *improved;
   if (options.solver_time_limit_s <= 0 || problem.tasks.empty()) return best;
 

@@ -11,10 +11,7 @@ namespace {
 
 // "heft" -> "heft+moves"; a start that moves already improved keeps its name.
 std::string moved_method(const std::string& start_method) {
-  const std::string suffix = "+moves";
-  const bool moved = start_method.size() >= suffix.size() &&
-                     start_method.compare(start_method.size() - suffix.size(), suffix.size(), suffix) == 0;
-  return moved ? start_method : start_method + suffix;
+  return start_method.ends_with("+moves") ? start_method : start_method + "+moves";
 }
 
 double group_memory_bytes(const PlacementProblem& problem, int group) {

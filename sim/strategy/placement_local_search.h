@@ -26,7 +26,8 @@ struct LocalSearchOptions {
 
 // The best assignment found from `start` (start's own when no move shortens it), ordered by
 // schedule(); its method is start's, with "+moves" appended when a move was kept
-// ("heft+moves"; once: a start that already ends in "+moves" keeps its name). Moves keep every GPU within problem.gpu_memory_bytes when that is set.
+// ("heft+moves"; once: a start that already ends in "+moves" keeps its name). Moves keep
+// every GPU within problem.gpu_memory_bytes when that is set.
 // `start` must be a valid assignment (throws std::invalid_argument otherwise, as schedule()
 // does).
 Placement improve_by_moves(const PlacementProblem& problem, const Placement& start,
