@@ -16,6 +16,14 @@
 
 namespace scalecast {
 
+// The operator kinds the strategies' own tasks are priced as (a kind without an entry of its own
+// in workloads/cost-model.yaml takes its precision's `default`): DDP's gradient copies and the
+// transformer layers' memory-bound kernels are elementwise, the layers' matrix products gemm,
+// and every strategy's weight update optimizer.
+inline constexpr const char* kElementwiseKind = "elementwise";
+inline constexpr const char* kGemmKind = "gemm";
+inline constexpr const char* kOptimizerKind = "optimizer";
+
 // The achieved fractions of a GPU's peaks for one kind of operator.
 struct KindEfficiency {
   double compute_efficiency = 0.5;    // achieved fraction of peak FLOP/s

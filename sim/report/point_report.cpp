@@ -75,7 +75,7 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const PointResult& p
   } else if (scenario.model) {
     out["placement"] = placement_json(*scenario.model, scenario.plans.at(point.strategy));
   }
-  out["cost_model"] = {{"family", scenario.cost_family}, {"notes", scenario.cost_notes}};
+  out["cost_model"] = {{"family", scenario.cost_family}, {"notes", scenario.cost_notes()}};
   if (scenario.scaling) out["rescaled"] = scaling_json(*scenario.scaling);
   return out;
 }

@@ -19,6 +19,17 @@ const ModelGraph* Scenario::statistics() const {
 
 std::string Scenario::name() const { return model ? model->name : source; }
 
+std::vector<std::string> Scenario::cost_notes() const {
+  std::vector<std::string> notes;
+  auto add = [&](const std::vector<std::string>& more) {
+    for (const std::string& note : more)
+      if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+  };
+  if (!plans.empty() || tensor_pipeline.empty()) add(graph_cost_notes);
+  if (!tensor_pipeline.empty()) add(layer_cost_notes);
+  return notes;
+}
+
 namespace {
 
 // The table a scenario uses: the caller's, or the shipped one loaded here.
@@ -34,12 +45,12 @@ Scenario workload_scenario(PlatformSpec platform, ModelGraph model, ReplayOption
                            const CostModelTable* cost_model) {
   Scenario scenario;
   std::optional<CostModelTable> loaded;
-  std::set<std::string> kinds;
-  for (const Operator& op : model.operators) kinds.insert(op.kind);
-  ResolvedCostModel resolved =
-      resolve_cost_model(table_or_default(cost_model, loaded), platform.node.gpu, model.precision, kinds);
+  const CostModelTable& table = table_or_default(cost_model, loaded);
+  const GpuSpec& gpu = platform.node.gpu;
+  ResolvedCostModel resolved = resolve_cost_model(table, gpu, model.precision, graph_priced_kinds(model));
   replay.compute = std::move(resolved.model);
-  scenario.cost_notes = std::move(resolved.notes);
+  scenario.graph_cost_notes = std::move(resolved.notes);
+  scenario.layer_cost_notes = resolve_cost_model(table, gpu, model.precision, tensor_pipeline_priced_kinds()).notes;
   scenario.cost_family = std::move(resolved.family);
   scenario.platform = std::move(platform);
   scenario.replay = std::move(replay);
@@ -54,7 +65,7 @@ Scenario trace_scenario(PlatformSpec platform, ExecutionGraph trace, ReplayOptio
   std::optional<CostModelTable> loaded;
   const CostModelTable& table = table_or_default(cost_model, loaded);
   scenario.scaling = rescale_trace(trace, platform.node.gpu, table);
-  scenario.cost_notes = scenario.scaling->notes;
+  scenario.graph_cost_notes = scenario.scaling->notes;
   scenario.cost_family = family_of(table, platform.node.gpu);
   scenario.platform = std::move(platform);
   scenario.replay = std::move(replay);

@@ -39,15 +39,21 @@ struct Scenario {
   std::optional<ModelGraph> trace_statistics;  // a trace's batch, dataset and epochs(B), when given
   std::map<StrategySpec, WorkerPlan> plans;    // workload only: each strategy's worker
   std::map<StrategySpec, HybridOptions> hybrid;
-  // What the user must be told about the compute model: an uncalibrated GPU, efficiencies
-  // copied from another family, a precision without its own figures.
-  std::vector<std::string> cost_notes;
+  // What the user must be told about the compute model (an uncalibrated GPU, efficiencies
+  // copied from another family, a precision without its own figures), for the operator kinds
+  // each lowering prices: a workload's dp and hybrid steps its graph's kinds, its tp/pp steps
+  // the layers' kernels (an A100's copied matmul efficiency concerns only the former). A
+  // trace's notes are its rescaling's, in graph_cost_notes.
+  std::vector<std::string> graph_cost_notes;
+  std::vector<std::string> layer_cost_notes;
   std::string cost_family;                     // the cost-model family of the platform's GPU ("" uncalibrated)
   std::optional<TraceScaling> scaling;         // a trace: what was rescaled to the platform's GPU, by class
   std::map<StrategySpec, TensorPipelineOptions> tensor_pipeline;  // tp/pp strategies' options
   std::optional<int> global_batch;  // for tp/pp strategies: overrides the workload's global_batch
   std::optional<double> trace_compute_cv;      // a trace's own step-to-step spread of GPU time, when it shows one
 
+  // The notes of the lowerings the added strategies use, each once (dp's when none is added).
+  std::vector<std::string> cost_notes() const;
   // The workload whose batch, dataset and epochs(B) give time to train; nullptr when unknown.
   const ModelGraph* statistics() const;
   std::string name() const;  // the workload's name, or the trace's source

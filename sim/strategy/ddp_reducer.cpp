@@ -1,5 +1,7 @@
 #include "sim/strategy/ddp_reducer.h"
 
+#include "sim/cost/compute_cost.h"
+
 namespace scalecast {
 
 std::vector<std::vector<int>> assign_ddp_buckets(const std::vector<double>& gradient_bytes, double first_bucket_bytes,
@@ -25,7 +27,7 @@ Task ddp_gradient_copy(const std::string& name, double bytes, int stream) {
   Task copy;
   copy.kind = TaskKind::compute;
   copy.name = name;
-  copy.op_kind = "elementwise";
+  copy.op_kind = kElementwiseKind;
   copy.duration_s = -1;  // priced by the cost model: memory-bound
   copy.flops = bytes / 4;
   copy.memory_bytes = 2 * bytes;

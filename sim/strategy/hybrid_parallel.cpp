@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "sim/cost/compute_cost.h"
 #include "sim/core/input_error.h"
 #include "sim/strategy/ddp_reducer.h"
 #include "sim/strategy/worker_links.h"
@@ -256,7 +257,7 @@ Task optimizer_task(int slot, double held_weight_bytes, const std::vector<int>& 
   Task update;
   update.kind = TaskKind::compute;
   update.name = "optimizer.step.gpu" + std::to_string(slot);
-  update.op_kind = "optimizer";
+  update.op_kind = kOptimizerKind;
   update.duration_s = -1;
   update.flops = held_weight_bytes / 4;
   update.memory_bytes = kOptimizerBytesPerWeightByte * held_weight_bytes;
@@ -293,6 +294,12 @@ void add_gradient_exchange(const HybridOptions& options, int m, int slot, int wo
 }
 
 }  // namespace
+
+std::set<std::string> graph_priced_kinds(const ModelGraph& model) {
+  std::set<std::string> kinds = {kElementwiseKind, kOptimizerKind};
+  for (const Operator& op : model.operators) kinds.insert(op.kind);
+  return kinds;
+}
 
 ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int gpus, const HybridOptions& options) {
   const int m = plan.gpus_per_worker;

@@ -5,6 +5,7 @@
 // overlapped with the backward pass (sim/strategy/ddp_reducer.h). DP is hybrid:1 (one GPU holds every operator).
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,10 @@ WorkerPlan prepare_worker(const ModelGraph& model, const PlatformSpec& platform,
 // The best placement of a prepared worker (DP: the one GPU, in the training graph's order).
 Placement place_worker(const WorkerPlan& plan, const PlacementOptions& options, const std::string& source);
 void adopt_placement(WorkerPlan& plan, const Placement& placement);
+
+// The operator kinds a dp or hybrid:M step of `model` prices (what its cost-model notes
+// concern): the graph's operators', DDP's gradient copies and the weight update.
+std::set<std::string> graph_priced_kinds(const ModelGraph& model);
 
 // The N-rank execution graph: rank r is GPU r % M of worker r / M.
 ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int gpus, const HybridOptions& options);

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "sim/core/input_error.h"
+#include "sim/cost/compute_cost.h"
 #include "sim/workload/transformer.h"
 
 namespace scalecast {
@@ -102,13 +103,15 @@ void price_weights(const TransformerSpec& model, const PlatformSpec& platform, c
   const double shards = spec.zero_stage >= 1 ? plan.replicas() : 1;
   for (int stage = 0; stage < spec.pipeline; ++stage) {
     const double weights = stage_parameters(model, spec.tensor, spec.pipeline, stage) / shards;
-    plan.optimizer_s.push_back(operator_time_s("optimizer", kAdamFlopsPerWeight * weights,
+    plan.optimizer_s.push_back(operator_time_s(kOptimizerKind, kAdamFlopsPerWeight * weights,
                                                optimizer_bytes_per_weight(plan.precision) * weights,
                                                platform.node.gpu, cost));
   }
 }
 
 }  // namespace
+
+std::set<std::string> tensor_pipeline_priced_kinds() { return {kGemmKind, kElementwiseKind, kOptimizerKind}; }
 
 std::string format_gib(double bytes) {
   char text[32];

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,10 @@ TensorPipelinePlan plan_tensor_pipeline(const ModelGraph& model, const PlatformS
 
 // The shape checks that do not depend on the GPU count (a strategy that can never apply).
 void check_tensor_pipeline_shape(const ModelGraph& model, const TensorPipelineSpec& spec);
+
+// The operator kinds a tp/pp step prices (what its cost-model notes concern): the layers'
+// kernels (gemm, elementwise: transformer_layer_costs.h) and the optimizer step.
+std::set<std::string> tensor_pipeline_priced_kinds();
 
 // "12.3 GiB"
 std::string format_gib(double bytes);

@@ -9,8 +9,8 @@ namespace scalecast {
 
 namespace {
 
-constexpr const char* kGemm = "gemm";
-constexpr const char* kElementwise = "elementwise";
+constexpr const char* kGemm = kGemmKind;
+constexpr const char* kElementwise = kElementwiseKind;
 // Dropout keeps a one-byte mask per value for the backward pass.
 constexpr double kMaskBytes = 1;
 // Vocabulary-parallel cross entropy works on fp32 logits (Megatron casts them): it reads the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "sim/cost/compute_cost.h"
 #include "sim/workload/training_graph.h"
 
 namespace scalecast {
@@ -14,7 +15,7 @@ StepEstimate single_gpu_step(const ModelGraph& model, int batch, const GpuSpec& 
     (task.pass == Pass::forward ? estimate.forward_s : estimate.backward_s) += time_s;
   }
   const double weights = parameter_bytes(model);
-  estimate.optimizer_s = operator_time_s("optimizer", weights / 4, kOptimizerBytesPerWeightByte * weights, gpu, cost);
+  estimate.optimizer_s = operator_time_s(kOptimizerKind, weights / 4, kOptimizerBytesPerWeightByte * weights, gpu, cost);
   return estimate;
 }
 

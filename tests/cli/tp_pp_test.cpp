@@ -117,6 +117,30 @@ TEST(TensorPipelineCli, SweepAutoReturnsTheBestFeasibleLayoutPerScale) {
   EXPECT_EQ(out["rows"].size(), 4u);  // 2 finalists x 2 scales
 }
 
+// The cost-model notes name only efficiencies the step prices: an A100's fp16 matmul and
+// attention efficiencies are copied from V100, which a dp step of the graph uses and a tp/pp
+// step (measured gemm rate, elementwise kernels) does not; a sweep of both says it once.
+TEST(TensorPipelineCli, CostNotesConcernOnlyTheKindsTheStepPrices) {
+  const std::string copied = "efficiencies (attention, matmul) are not measured on this GPU";
+  auto notes_of = [](const nlohmann::json& out) { return out["cost_model"]["notes"].dump(); };
+  const auto dp = run_scalecast("simulate --json --platform dgx-a100 --workload " + kSmallGpt + " --gpus 4");
+  ASSERT_EQ(dp.exit_code, 0) << dp.err;
+  EXPECT_NE(notes_of(nlohmann::json::parse(dp.out)).find(copied), std::string::npos) << dp.out;
+  EXPECT_NE(dp.err.find(copied), std::string::npos) << dp.err;
+
+  const auto tp = run_scalecast("simulate --json --platform dgx-a100 --workload " + kSmallGpt + " --strategy tp:2,pp:2 --gpus 4");
+  ASSERT_EQ(tp.exit_code, 0) << tp.err;
+  EXPECT_EQ(nlohmann::json::parse(tp.out)["cost_model"]["notes"], nlohmann::json::array());
+  EXPECT_EQ(tp.err.find("not measured"), std::string::npos) << tp.err;
+
+  const auto both = run_scalecast("sweep --json --quiet --platform dgx-a100 --workload " + kSmallGpt +
+                                  " --gpus 4 --strategies dp,tp:2,pp:2");
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  const auto notes = nlohmann::json::parse(both.out)["cost_model"]["notes"];
+  ASSERT_EQ(notes.size(), 1u) << notes;
+  EXPECT_NE(notes[0].get<std::string>().find(copied), std::string::npos) << notes;
+}
+
 TEST(TensorPipelineCli, SweepAutoSaysWhenNoLayoutFits) {
   const auto result = run_scalecast("sweep --json --platform dgx-a100 --workload gpt3-175b --gpus 8 --strategies auto");
   ASSERT_EQ(result.exit_code, 0) << result.err;

@@ -159,7 +159,7 @@ int run_simulate(const std::vector<std::string>& args) {
   if (timeline_path) write_timeline(point.replay.timeline, *timeline_path);
   nlohmann::ordered_json out = point_json(scenario, point);
   out["sim_wall_s"] = wall_s;
-  for (const std::string& note : scenario.cost_notes) std::cerr << "scalecast: warning: " << note << "\n";
+  for (const std::string& note : scenario.cost_notes()) std::cerr << "scalecast: warning: " << note << "\n";
   if (values["json"].as<bool>()) {
     std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {

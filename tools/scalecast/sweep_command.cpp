@@ -260,7 +260,6 @@ int run_sweep(const std::vector<std::string>& args) {
   const std::optional<std::filesystem::path> out_folder = out_folder_option(values);
 
   Scenario scenario = sweep_scenario(values);
-  for (const std::string& note : scenario.cost_notes) std::cerr << "scalecast: warning: " << note << "\n";
   check_point(scenario, StrategySpec{}, gpu_counts.back());
   scenario.global_batch = global_batch_option(values);
   for (const StrategySpec& strategy : strategies) add_strategy(scenario, strategy, hybrid_options(values));
@@ -289,6 +288,7 @@ int run_sweep(const std::vector<std::string>& args) {
     strategies = found.strategies;
   }
   const std::vector<SweepPoint> points = search ? found.points : sweep_points(strategies, gpu_counts, progress);
+  for (const std::string& note : scenario.cost_notes()) std::cerr << "scalecast: warning: " << note << "\n";
   const nlohmann::json results = run_points(scenario, points, world, jobs, pooled ? &*pooled : nullptr, quiet);
   if (pooled && pooled->failed()) adopt_placements(scenario, strategies, pooled->placements());  // rethrows its error
   const std::vector<std::string> gathered = mpi_gather_to_root(world, results.dump());
@@ -302,7 +302,7 @@ int run_sweep(const std::vector<std::string>& args) {
   out["jobs"] = jobs;
   out["mpi_ranks"] = static_cast<int>(gathered.size());
   out["sweep_wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  out["cost_model"] = {{"family", scenario.cost_family}, {"notes", scenario.cost_notes}};
+  out["cost_model"] = {{"family", scenario.cost_family}, {"notes", scenario.cost_notes()}};
   if (scenario.scaling) out["rescaled"] = scaling_json(*scenario.scaling);
   const std::string title = scenario.name() + " on " + scenario.platform.name;
   if (out_folder) {
