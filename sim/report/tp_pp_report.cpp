@@ -7,6 +7,7 @@
 #include "sim/cost/compute_cost.h"
 #include "sim/strategy/pipeline_schedule.h"
 #include "sim/strategy/tp_pp_lowering.h"
+#include "sim/timeline/collective_waits.h"
 #include "sim/workload/transformer.h"
 
 namespace scalecast {
@@ -50,20 +51,25 @@ struct StreamTimes {
   double interference_s = 0;  // of the compute: NCCL kernels sharing the GPU (gpu_sharing.h)
 };
 
-StreamTimes stream_times(const RankClassTimeline& timeline) {
+// A collective's time starts when its transfer began (`transfer_start_s`, per event: see
+// collective_waits.h): a stage that reaches the tied embedding's all-reduce long before the other
+// end of the pipeline does is waiting, which the breakdown counts in the bubble, not in DP
+// communication.
+StreamTimes stream_times(const RankClassTimeline& timeline, const std::vector<double>& transfer_start_s) {
   namespace stream = tp_pp_stream;
   StreamTimes times;
-  for (const TimelineEvent& e : timeline.events) {
-    const std::pair<double, double> span{e.start_s, e.end_s};
+  for (size_t i = 0; i < timeline.events.size(); ++i) {
+    const TimelineEvent& e = timeline.events[i];
+    const std::pair<double, double> span{transfer_start_s[i], e.end_s};
     if (e.stream == stream::kCompute) {
       times.compute.push_back(span);
       times.interference_s += e.interference_s;
     } else if (e.stream == stream::kTensor) {
       times.tensor.push_back(span);
-      times.tensor_total_s += e.end_s - e.start_s;
+      times.tensor_total_s += span.second - span.first;
     } else if (e.stream == stream::kGradients || e.stream == stream::kParameters || e.stream == stream::kEmbedding) {
       times.data.push_back(span);
-      times.data_total_s += e.end_s - e.start_s;
+      times.data_total_s += span.second - span.first;
     }
   }
   times.compute = merged(times.compute);
@@ -93,7 +99,8 @@ TensorPipelineBreakdown tensor_pipeline_breakdown(const PointResult& point) {
   if (point.step.breakdown_class < 0) return b;
   const RankClassTimeline& timeline = point.replay.timeline.classes.at(point.step.breakdown_class);
   b.stage = plan.layout.coordinates(timeline.ranks.front()).stage;
-  const StreamTimes times = stream_times(timeline);
+  const StreamTimes times =
+      stream_times(timeline, collective_waits(point.replay.timeline).transfer_start_s.at(point.step.breakdown_class));
   b.compute_s = length(times.compute);
   b.interference_s = times.interference_s;
   b.tp_comm_s = times.tensor_total_s;

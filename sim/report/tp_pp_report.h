@@ -6,6 +6,8 @@
 //                        interference_s of it: the layers' kernels slowed by NCCL kernels
 //                        resident beside them (sim/engine/gpu_sharing.h)
 //   tp_comm_s            tensor-parallel collectives, in all; tp_exposed_s: while no compute ran
+//                        (collectives counted from when their transfer began: the time a
+//                        stage waits for the others to arrive is bubble, collective_waits.h)
 //   dp_comm_s            data-parallel gradient reductions and weight gathers (and the tied
 //                        embedding's all-reduce); dp_exposed_s: while neither compute nor a
 //                        tensor-parallel collective ran

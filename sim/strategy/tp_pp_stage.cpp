@@ -21,6 +21,17 @@ double gradient_bytes_per_weight(const TensorPipelinePlan& plan) { return plan.v
 constexpr int kCrossEntropyReductions = 3;
 constexpr double kFp32Bytes = 4;
 
+// Both ends of a pipeline transfer name it alike -- what it carries, the microbatch, and the
+// virtual stages (chunk * P + stage) it goes between -- so that the timeline pairs the two
+// (collective_waits.h): a receive posted before its sender is ready shows as waiting, the
+// pipeline's bubble, not as communication. The ends' own chunk numbers can differ (the last
+// stage's chunk c feeds the first stage's chunk c + 1), the virtual stages cannot.
+std::string transfer_name(const PipelinePass& pass, int from_virtual_stage, int to_virtual_stage) {
+  return std::string(pass.forward ? "pipeline.activation" : "pipeline.gradient") + " mb" +
+         std::to_string(pass.microbatch) + " v" + std::to_string(from_virtual_stage) + ">v" +
+         std::to_string(to_virtual_stage);
+}
+
 }  // namespace
 
 StageBuilder::StageBuilder(const TensorPipelinePlan& plan, int stage, double optimizer_s, RankProgram& program)
@@ -110,7 +121,8 @@ int StageBuilder::receive(const PipelinePass& pass) {
   const int from = pass.forward ? (stage_ + stages - 1) % stages : (stage_ + 1) % stages;
   const int communicator = pass.forward ? comm::forward_pair(from) : comm::backward_pair(from);
   const int root = from < stage_ ? 0 : 1;  // a pair's groups list the lower stage first
-  const int received = collective((pass.forward ? "recv.activation" : "recv.gradient") + pass_tag(pass),
+  const int virtual_stage = pass.chunk * stages + stage_;
+  const int received = collective(transfer_name(pass, pass.forward ? virtual_stage - 1 : virtual_stage + 1, virtual_stage),
                                   CollectiveOp::broadcast, communicator,
                                   pass.forward ? stream::kReceiveForward : stream::kReceiveBackward,
                                   plan_.hidden_bytes / plan_.spec.tensor, {}, root);
@@ -123,7 +135,8 @@ void StageBuilder::send(const PipelinePass& pass, int after) {
   const int to = pass.forward ? (stage_ + 1) % stages : (stage_ + stages - 1) % stages;
   const int communicator = pass.forward ? comm::forward_pair(stage_) : comm::backward_pair(stage_);
   const int root = stage_ < to ? 0 : 1;
-  const int sent = collective((pass.forward ? "send.activation" : "send.gradient") + pass_tag(pass),
+  const int virtual_stage = pass.chunk * stages + stage_;
+  const int sent = collective(transfer_name(pass, virtual_stage, pass.forward ? virtual_stage + 1 : virtual_stage - 1),
                               CollectiveOp::broadcast, communicator,
                               pass.forward ? stream::kSendForward : stream::kSendBackward,
                               plan_.hidden_bytes / plan_.spec.tensor, {after}, root);

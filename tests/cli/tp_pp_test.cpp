@@ -117,6 +117,21 @@ TEST(TensorPipelineCli, SweepAutoReturnsTheBestFeasibleLayoutPerScale) {
   EXPECT_EQ(out["rows"].size(), 4u);  // 2 finalists x 2 scales
 }
 
+// A pipeline stage that posts its receive before the previous stage sends waits; that is the
+// pipeline's bubble, not communication: the two ends of each transfer are paired, their wait
+// shows as `waiting_s` (part of the exposed communication), and the stage with the most work
+// (here the last: the head over a large vocabulary) sets the step.
+TEST(TensorPipelineCli, PipelineReceivesWaitForTheirSenders) {
+  const auto result = run_scalecast("simulate --json --platform dgx-a100 --workload " + kSmallGpt +
+                                    " --strategy tp:2,pp:4 --gpus 16");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto out = nlohmann::json::parse(result.out);
+  const double waiting_s = out["waiting_s"], exposed_s = out["exposed_comm_s"], step_s = out["step_time_s"];
+  EXPECT_GT(waiting_s, 0.05 * step_s) << out.dump();
+  EXPECT_LE(waiting_s, exposed_s * (1 + 1e-9));
+  EXPECT_EQ(out["breakdown"]["stage"], 3);
+}
+
 // The cost-model notes name only efficiencies the step prices: an A100's fp16 matmul and
 // attention efficiencies are copied from V100, which a dp step of the graph uses and a tp/pp
 // step (measured gemm rate, elementwise kernels) does not; a sweep of both says it once.

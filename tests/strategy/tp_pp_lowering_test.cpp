@@ -224,12 +224,14 @@ TEST(TensorPipelineLowering, WithoutOverlapCommunicationIsExposed) {
   EXPECT_GT(none[0], all[0]);  // step
   EXPECT_GT(none[6], all[6]);  // exposed TP communication
   EXPECT_GT(none[7], all[7]);  // exposed DP communication
-  // The same kernels: without overlap nothing NCCL runs beside them, so they take their priced
-  // time; with it the weight gradients run beside the backward all-reduces and the gradient
-  // buckets, and take longer by exactly the interference reported.
-  EXPECT_EQ(none[8], 0);
+  // The same kernels: with overlap the weight gradients run beside the backward all-reduces and
+  // the gradient buckets; without it only pipeline receives, posted ahead of the compute that
+  // needs them (docs/parallelism.md "Overlap": a stage waits for its own sends), can run beside
+  // a kernel. Either way the kernels take their priced time plus exactly the interference
+  // reported.
   EXPECT_GT(all[8], 1e-4 * all[1]);
-  EXPECT_NEAR(none[1] + all[8], all[1], 1e-9 * all[1]);
+  EXPECT_LT(none[8], 0.2 * all[8]) << none[8] << " vs " << all[8];
+  EXPECT_NEAR(none[1] - none[8], all[1] - all[8], 1e-9 * all[1]);
 }
 
 }  // namespace

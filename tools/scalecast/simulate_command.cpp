@@ -99,8 +99,13 @@ void print_point(const Scenario& scenario, const PointResult& point, const nlohm
     std::printf("    slowest rank       %s   (+%.2f%% of %d ranks' pace, GPU-time spread %.2f%%: %s)\n",
                 format_seconds(step.per_step.straggler_s).c_str(), 100 * point.straggler_delay, point.gpus,
                 100 * point.variability.cv, point.variability.source.c_str());
-  std::printf("  exposed comm         %s   (comm total %s)\n", format_seconds(step.per_step.exposed_communication_s).c_str(),
-              format_seconds(step.per_step.communication_s).c_str());
+  // Waiting: a collective or pipeline receive reached before the other ranks (a pipeline's
+  // bubble, a straggler's partners), inside the exposed time (sim/timeline/collective_waits.h).
+  const std::string waiting = step.per_step_waiting_s > 0
+                                  ? "; " + format_seconds(step.per_step_waiting_s) + " of it waiting for other ranks"
+                                  : "";
+  std::printf("  exposed comm         %s   (comm total %s%s)\n", format_seconds(step.per_step.exposed_communication_s).c_str(),
+              format_seconds(step.per_step.communication_s).c_str(), waiting.c_str());
   std::printf("  idle                 %s\n", format_seconds(step.per_step.idle_s).c_str());
   if (step.per_step.host_s > 0)
     std::printf("  host                 %s   (CPU threads, beside the GPU's time)\n", format_seconds(step.per_step.host_s).c_str());
