@@ -38,8 +38,11 @@ struct StepBreakdown {
 std::vector<StepBreakdown> step_breakdowns(const Timeline& timeline, const CollectiveWaits& waits,
                                            const std::vector<StepSpan>& steps, int rank_class);
 
-// Waiting for other ranks in collectives, inside [from_s, to_s], with no compute running.
-double exposed_waiting_s(const RankClassTimeline& rank_class, const std::vector<std::pair<double, double>>& waiting,
-                         double from_s, double to_s);
+// Waiting for other ranks in collectives and send/recvs, inside [from_s, to_s], with nothing
+// else running: no compute and no other transfer under way (a pipeline stage's receive posted
+// early waits while its tensor-parallel all-reduces move data; that time is communication).
+// `transfer_start_s`: per event of the class, when its work began (CollectiveWaits).
+double exposed_waiting_s(const RankClassTimeline& rank_class, const std::vector<double>& transfer_start_s,
+                         const std::vector<std::pair<double, double>>& waiting, double from_s, double to_s);
 
 }  // namespace scalecast

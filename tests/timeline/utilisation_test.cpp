@@ -109,5 +109,20 @@ TEST(RankUtilisation, WaitingForOthersIsNotBusy) {
   EXPECT_DOUBLE_EQ(u[1].busy_s, 5);
 }
 
+// As the straggler, but class 0 also runs a collective of its own group ([1.5,2.5], its only
+// member: no wait) while it waits in the shared one: that second is communication, not
+// waiting, so 1 s of the wait [1,3] is left (a pipeline stage's early receive beside its
+// tensor-parallel all-reduces).
+TEST(RankUtilisation, WaitingBesideAnotherTransferIsCommunication) {
+  Timeline t = straggler();
+  t.classes[0].events.push_back(timeline_testing::event(EventCategory::communication, 2, 1.5, 2.5, 0, "own allreduce"));
+  const CollectiveWaits waits = collective_waits(t);
+  const auto u = rank_utilisation(t, waits, 0, 5);
+  EXPECT_DOUBLE_EQ(u[0].time.exposed_communication_s, 4);
+  EXPECT_DOUBLE_EQ(u[0].waiting_s, 1);
+  EXPECT_DOUBLE_EQ(u[0].busy_s, 4);
+  EXPECT_DOUBLE_EQ(exposed_waiting_s(t.classes[0], waits.transfer_start_s[0], waits.waiting[0], 0, 5), 1);
+}
+
 }  // namespace
 }  // namespace scalecast

@@ -70,9 +70,10 @@ void print_tensor_pipeline(const nlohmann::ordered_json& out) {
   std::string sharing_s = seconds("interference_s");
   sharing_s.erase(0, sharing_s.find_first_not_of(' '));  // the column's padding
   const std::string sharing = b["interference_s"].get<double>() > 0 ? " (NCCL sharing the GPU " + sharing_s + ")" : "";
-  std::printf("  breakdown (stage %d)  compute %s%s, TP comm %s (exposed %s), PP bubble %s (ideal %.1f%%), "
+  const std::string label = "breakdown (stage " + std::to_string(b["stage"].get<int>()) + ")";
+  std::printf("  %-20s compute %s%s, TP comm %s (exposed %s), PP bubble %s (ideal %.1f%%), "
               "PP sends %s, DP comm %s (exposed %s)\n",
-              b["stage"].get<int>(), seconds("compute_s").c_str(), sharing.c_str(), seconds("tp_comm_s").c_str(),
+              label.c_str(), seconds("compute_s").c_str(), sharing.c_str(), seconds("tp_comm_s").c_str(),
               seconds("tp_exposed_s").c_str(), seconds("pp_bubble_s").c_str(),
               100 * b["ideal_bubble_fraction"].get<double>(), seconds("pp_send_s").c_str(), seconds("dp_comm_s").c_str(),
               seconds("dp_exposed_s").c_str());
