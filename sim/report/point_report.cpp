@@ -90,6 +90,7 @@ SweepRow sweep_row(const Scenario& scenario, const PointResult& point) {
   row.compute_s = point.step.per_step.compute_s;
   row.comm_s = point.step.per_step.communication_s;
   row.exposed_comm_s = point.step.per_step.exposed_communication_s;
+  row.waiting_s = point.step.per_step_waiting_s;
   row.idle_s = point.step.per_step.idle_s;
   row.interference_s = point.step.per_step.interference_s;
   row.straggler_s = point.step.per_step.straggler_s;

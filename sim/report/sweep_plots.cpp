@@ -206,12 +206,14 @@ std::string step_breakdown_svg(const std::string& title, const std::vector<Sweep
     const char* colour;
     double (*ms)(const SweepRow&);
   };
-  // Compute alone, then what the GPU's sharing with NCCL and the slowest rank added to it.
+  // Compute alone, then what the GPU's sharing with NCCL and the slowest rank added to it; the
+  // exposed communication moving data, then waiting for other ranks (a pipeline's bubble).
   const Part parts[] = {
       {"compute", "#4c78a8", [](const SweepRow& r) { return (r.compute_s - r.interference_s - r.straggler_s) * 1e3; }},
       {"interference", "#72b7b2", [](const SweepRow& r) { return r.interference_s * 1e3; }},
       {"stragglers", "#eeca3b", [](const SweepRow& r) { return r.straggler_s * 1e3; }},
-      {"exposed comm.", "#e45756", [](const SweepRow& r) { return r.exposed_comm_s * 1e3; }},
+      {"exposed comm.", "#e45756", [](const SweepRow& r) { return (r.exposed_comm_s - r.waiting_s) * 1e3; }},
+      {"waiting", "#f2a7a3", [](const SweepRow& r) { return r.waiting_s * 1e3; }},
       {"idle", "#bab0ac", [](const SweepRow& r) { return r.idle_s * 1e3; }}};
   for (size_t g = 0; g < counts.size(); ++g) {
     const double centre = kLeft + group_width * (g + 0.5);
@@ -221,7 +223,9 @@ std::string step_breakdown_svg(const std::string& title, const std::vector<Sweep
       auto row = std::find_if(rows.begin(), rows.end(),
                               [&](const SweepRow& r) { return r.gpus == counts[g] && r.strategy == strategies[s]; });
       const double x = centre - bar_width * strategies.size() / 2 + bar_width * s;
-      const std::string short_name = strategies[s] == "dp" ? "dp" : strategies[s].substr(strategies[s].find(':') + 1);
+      // hybrid:M shows as M; dp and tp/pp layouts by their names (the subtitle lists them all).
+      const std::string short_name =
+          strategies[s].rfind("hybrid:", 0) == 0 ? strategies[s].substr(strategies[s].find(':') + 1) : strategies[s];
       svg << "<text x=\"" << x + bar_width / 2 << "\" y=\"" << kTop + kPlotHeight + 13
           << "\" font-size=\"9\" fill=\"#555\" text-anchor=\"middle\">" << short_name << "</text>\n";
       if (row == rows.end()) continue;

@@ -41,6 +41,7 @@ nlohmann::ordered_json to_json(const SweepRow& row) {
   out["compute_s"] = row.compute_s;
   out["comm_s"] = row.comm_s;
   out["exposed_comm_s"] = row.exposed_comm_s;
+  out["waiting_s"] = row.waiting_s;
   out["idle_s"] = row.idle_s;
   out["interference_s"] = row.interference_s;
   out["straggler_s"] = row.straggler_s;
@@ -64,6 +65,7 @@ SweepRow row_from_json(const nlohmann::json& json) {
   row.compute_s = json.at("compute_s").get<double>();
   row.comm_s = json.at("comm_s").get<double>();
   row.exposed_comm_s = json.at("exposed_comm_s").get<double>();
+  row.waiting_s = json.value("waiting_s", 0.0);
   row.idle_s = json.at("idle_s").get<double>();
   row.interference_s = json.value("interference_s", 0.0);
   row.straggler_s = json.value("straggler_s", 0.0);
@@ -129,13 +131,13 @@ std::string sweep_csv(const std::vector<SweepRow>& rows, const SweepSummary& sum
   std::map<int, std::string> best_at;
   for (const auto& b : summary.best) best_at[b.gpus] = b.strategy;
   std::string csv =
-      "gpus,strategy,gpus_per_worker,workers,global_batch,step_time_s,compute_s,comm_s,exposed_comm_s,idle_s,"
+      "gpus,strategy,gpus_per_worker,workers,global_batch,step_time_s,compute_s,comm_s,exposed_comm_s,waiting_s,idle_s,"
       "interference_s,straggler_s,mp_speedup,epochs,time_to_train_s,best\n";
   for (const SweepRow& row : rows) {
     csv += std::to_string(row.gpus) + "," + row.strategy + "," + std::to_string(row.gpus_per_worker) + "," +
            std::to_string(row.workers) + "," + csv_number(row.global_batch) + "," + csv_number(row.step_time_s) + "," +
            csv_number(row.compute_s) + "," + csv_number(row.comm_s) + "," + csv_number(row.exposed_comm_s) + "," +
-           csv_number(row.idle_s) + "," + csv_number(row.interference_s) + "," + csv_number(row.straggler_s) + "," +
+           csv_number(row.waiting_s) + "," + csv_number(row.idle_s) + "," + csv_number(row.interference_s) + "," + csv_number(row.straggler_s) + "," +
            csv_number(row.mp_speedup) + "," + csv_number(row.epochs) + "," +
            csv_number(row.time_to_train_s) + "," + (best_at[row.gpus] == row.strategy ? "1" : "0") + "\n";
   }

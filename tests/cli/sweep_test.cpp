@@ -46,8 +46,8 @@ TEST_F(SweepFiles, WritesCsvJsonAndPlots) {
     EXPECT_TRUE(std::filesystem::exists(out + "/" + file)) << file;
   const std::string csv = testing::read_text(out + "/sweep.csv");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "gpus,strategy,gpus_per_worker,workers,global_batch,step_time_s,compute_s,comm_s,exposed_comm_s,idle_s,"
-            "interference_s,straggler_s,mp_speedup,epochs,time_to_train_s,best");
+            "gpus,strategy,gpus_per_worker,workers,global_batch,step_time_s,compute_s,comm_s,exposed_comm_s,waiting_s,"
+            "idle_s,interference_s,straggler_s,mp_speedup,epochs,time_to_train_s,best");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 3 * 4);
   const std::string svg = testing::read_text(out + "/time_to_train.svg");
   EXPECT_NE(svg.find("<polyline"), std::string::npos);
