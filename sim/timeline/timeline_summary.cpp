@@ -47,13 +47,14 @@ std::string join(const std::set<std::string>& words) {
   return out;
 }
 
-void add_streams(const Timeline& timeline, TimelineSummary& summary) {
+void add_streams(const Timeline& timeline, const CollectiveWaits& waits, TimelineSummary& summary) {
   for (size_t c = 0; c < timeline.classes.size(); ++c) {
     std::map<int, std::vector<Interval>> intervals;
     std::map<int, std::set<std::string>> categories;
-    for (const TimelineEvent& e : timeline.classes[c].events) {
-      intervals[e.stream].emplace_back(e.start_s, e.end_s);
-      categories[e.stream].insert(to_string(e.category));
+    const auto& events = timeline.classes[c].events;
+    for (size_t i = 0; i < events.size(); ++i) {
+      intervals[events[i].stream].emplace_back(waits.transfer_start_s[c][i], events[i].end_s);
+      categories[events[i].stream].insert(to_string(events[i].category));
     }
     for (auto& [stream, busy] : intervals) {
       StreamUtilisation s;
@@ -82,16 +83,20 @@ std::vector<OperatorTotal> largest_first(std::map<std::pair<EventCategory, std::
   return operators;
 }
 
-void add_top_operators(const Timeline& timeline, size_t count, TimelineSummary& summary) {
+void add_top_operators(const Timeline& timeline, const CollectiveWaits& waits, size_t count, TimelineSummary& summary) {
   std::map<std::pair<EventCategory, std::string>, OperatorTotal> totals;
-  for (const RankClassTimeline& rank_class : timeline.classes) {
+  for (size_t c = 0; c < timeline.classes.size(); ++c) {
+    const RankClassTimeline& rank_class = timeline.classes[c];
     const long ranks = static_cast<long>(rank_class.ranks.size());
-    for (const TimelineEvent& e : rank_class.events) {
+    for (size_t i = 0; i < rank_class.events.size(); ++i) {
+      const TimelineEvent& e = rank_class.events[i];
+      const double work_start_s = waits.transfer_start_s[c][i];
       OperatorTotal& total = totals[{e.category, e.name}];
       total.name = e.name;
       total.category = e.category;
       total.count += ranks;
-      total.total_s += (e.end_s - e.start_s) * ranks;
+      total.total_s += (e.end_s - work_start_s) * ranks;
+      total.waiting_s += (work_start_s - e.start_s) * ranks;
     }
   }
   summary.top_operators = largest_first(totals, count);
@@ -221,8 +226,8 @@ TimelineSummary summarize_timeline(const Timeline& timeline, size_t top_operator
   summary.span_s = last_s - first_s;
   const CollectiveWaits waits = collective_waits(timeline);
   summary.step = report_steps(timeline, waits);
-  add_streams(timeline, summary);
-  add_top_operators(timeline, top_operator_count, summary);
+  add_streams(timeline, waits, summary);
+  add_top_operators(timeline, waits, top_operator_count, summary);
   summary.rank_utilisation = rank_utilisation(timeline, waits, first_s, last_s);
   summary.step_breakdowns = step_breakdowns(timeline, waits, summary.step.steps, summary.step.breakdown_class);
   if (!summary.step.steps.empty())

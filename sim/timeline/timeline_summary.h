@@ -15,7 +15,8 @@
 
 namespace scalecast {
 
-// Busy time of one stream of one rank class over the whole timeline.
+// Busy time of one stream of one rank class over the whole timeline: its tasks' spans, a
+// collective's or send/recv's from when its transfer began (collective_waits.h).
 struct StreamUtilisation {
   int rank_class = 0;
   int stream = 0;
@@ -27,13 +28,15 @@ struct StreamUtilisation {
 };
 
 // One operator (events of the same name and category), counted over all ranks: a class's event
-// counts once for every rank in the class.
+// counts once for every rank in the class. A collective's or send/recv's time counts from when
+// its transfer began; the time its ranks spent before that, waiting for the others, is apart.
 struct OperatorTotal {
   std::string name;
   EventCategory category = EventCategory::compute;
   long count = 0;
   double total_s = 0;
   double mean_s = 0;
+  double waiting_s = 0;  // summed over the events: reached before the other ranks (not in total_s)
 };
 
 struct TimelineSummary {

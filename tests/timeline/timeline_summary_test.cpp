@@ -77,6 +77,29 @@ TEST(TimelineSummary, TopOperatorsOverAllRanks) {
   EXPECT_DOUBLE_EQ(s.top_operators[1].mean_s, 2.25);
 }
 
+// A straggler's partner reaches the allreduce at 1, the straggler at 3, the transfer runs [3,5]:
+// the operator's time is 2 s on each rank and the partner's 2 s before it are waiting, apart;
+// the partner's communication stream is busy 2 s, not 4.
+TEST(TimelineSummary, CollectivesCountFromTheirTransferAndTheirWaitApart) {
+  Timeline t;
+  t.world_size = 2;
+  t.classes = {{{0},
+                {event(EventCategory::compute, 0, 0, 1, 0, "short"),
+                 event(EventCategory::communication, 1, 1, 5, 0, "allreduce")}},
+               {{1},
+                {event(EventCategory::compute, 0, 0, 3, 0, "long"),
+                 event(EventCategory::communication, 1, 3, 5, 0, "allreduce")}}};
+  const TimelineSummary s = summarize_timeline(t);
+  ASSERT_FALSE(s.top_operators.empty());
+  EXPECT_EQ(s.top_operators[0].name, "allreduce");
+  EXPECT_DOUBLE_EQ(s.top_operators[0].total_s, 4);
+  EXPECT_DOUBLE_EQ(s.top_operators[0].mean_s, 2);
+  EXPECT_DOUBLE_EQ(s.top_operators[0].waiting_s, 2);
+  ASSERT_EQ(s.streams.size(), 4u);  // by class, then stream
+  EXPECT_EQ(s.streams[1].stream, 1);
+  EXPECT_DOUBLE_EQ(s.streams[1].busy_s, 2);
+}
+
 Timeline one_class(std::vector<TimelineEvent> events) {
   Timeline t;
   t.world_size = 1;

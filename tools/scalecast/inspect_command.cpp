@@ -27,14 +27,19 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
-ordered_json top_operators_json(const std::vector<OperatorTotal>& totals) {
+// `waiting`: a timeline's operators, whose collectives may have waited for other ranks (a
+// trace's measured durations have no such part).
+ordered_json top_operators_json(const std::vector<OperatorTotal>& totals, bool waiting) {
   ordered_json operators = ordered_json::array();
-  for (const OperatorTotal& op : totals)
-    operators.push_back({{"name", op.name},
-                         {"category", to_string(op.category)},
-                         {"count", op.count},
-                         {"total_s", op.total_s},
-                         {"mean_s", op.mean_s}});
+  for (const OperatorTotal& op : totals) {
+    ordered_json entry = {{"name", op.name},
+                          {"category", to_string(op.category)},
+                          {"count", op.count},
+                          {"total_s", op.total_s},
+                          {"mean_s", op.mean_s}};
+    if (waiting) entry["waiting_s"] = op.waiting_s;
+    operators.push_back(std::move(entry));
+  }
   return operators;
 }
 
@@ -141,7 +146,7 @@ ordered_json timeline_report(const TimelineSummary& s) {
                        {"busy_s", u.busy_s},
                        {"utilisation", u.utilisation}});
   out["streams"] = std::move(streams);
-  out["top_operators"] = top_operators_json(s.top_operators);
+  out["top_operators"] = top_operators_json(s.top_operators, true);
 
   // Per rank: classes stand for all their ranks (identical events).
   ordered_json ranks = ordered_json::array();
@@ -321,11 +326,12 @@ void print_timeline(const std::string& path, const TimelineSummary& s) {
   if (stream_rows < s.streams.size())
     std::printf("  ... %zu more streams of classes %zu and above (--json lists every one)\n", s.streams.size() - stream_rows,
                 kMaxClassRows);
-  std::printf("\ntop operators (summed over all ranks)\n");
-  std::printf("  %-32s %-14s %8s %14s %14s\n", "name", "category", "count", "total", "mean");
+  std::printf("\ntop operators (summed over all ranks; a collective from when its transfer began, its ranks' wait "
+              "for each other apart)\n");
+  std::printf("  %-32s %-14s %8s %14s %14s %14s\n", "name", "category", "count", "total", "mean", "(waiting)");
   for (const OperatorTotal& op : s.top_operators)
-    std::printf("  %-32s %-14s %8ld %14s %14s\n", fit(op.name, 32).c_str(), to_string(op.category), op.count,
-                format_time(op.total_s).c_str(), format_time(op.mean_s).c_str());
+    std::printf("  %-32s %-14s %8ld %14s %14s %14s\n", fit(op.name, 32).c_str(), to_string(op.category), op.count,
+                format_time(op.total_s).c_str(), format_time(op.mean_s).c_str(), format_time(op.waiting_s).c_str());
   print_critical_path(s);
 }
 
@@ -387,7 +393,7 @@ ordered_json trace_report(const TraceSummary& s) {
                        {"tasks", t.tasks},
                        {"measured_busy_s", t.measured_busy_s}});
   out["streams"] = std::move(streams);
-  out["top_operators"] = top_operators_json(s.top_operators);
+  out["top_operators"] = top_operators_json(s.top_operators, false);
   ordered_json steps = ordered_json::array();
   for (const auto& [step, compute_s] : s.step_compute_s)
     steps.push_back({{"step", step}, {"time_s", nullptr}, {"compute_s", compute_s}, {"exposed_comm_s", nullptr}});
