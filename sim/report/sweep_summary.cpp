@@ -131,14 +131,14 @@ std::string sweep_csv(const std::vector<SweepRow>& rows, const SweepSummary& sum
   std::map<int, std::string> best_at;
   for (const auto& b : summary.best) best_at[b.gpus] = b.strategy;
   std::string csv =
-      "gpus,strategy,gpus_per_worker,workers,global_batch,step_time_s,compute_s,comm_s,exposed_comm_s,waiting_s,idle_s,"
-      "interference_s,straggler_s,mp_speedup,epochs,time_to_train_s,best\n";
+      "gpus,strategy,gpus_per_worker,workers,global_batch,step_time_s,compute_s,comm_s,exposed_comm_s,waiting_s,"
+      "idle_s,interference_s,straggler_s,mp_speedup,epochs,time_to_train_s,best\n";
   for (const SweepRow& row : rows) {
     csv += std::to_string(row.gpus) + "," + row.strategy + "," + std::to_string(row.gpus_per_worker) + "," +
            std::to_string(row.workers) + "," + csv_number(row.global_batch) + "," + csv_number(row.step_time_s) + "," +
            csv_number(row.compute_s) + "," + csv_number(row.comm_s) + "," + csv_number(row.exposed_comm_s) + "," +
-           csv_number(row.waiting_s) + "," + csv_number(row.idle_s) + "," + csv_number(row.interference_s) + "," + csv_number(row.straggler_s) + "," +
-           csv_number(row.mp_speedup) + "," + csv_number(row.epochs) + "," +
+           csv_number(row.waiting_s) + "," + csv_number(row.idle_s) + "," + csv_number(row.interference_s) + "," +
+           csv_number(row.straggler_s) + "," + csv_number(row.mp_speedup) + "," + csv_number(row.epochs) + "," +
            csv_number(row.time_to_train_s) + "," + (best_at[row.gpus] == row.strategy ? "1" : "0") + "\n";
   }
   return csv;

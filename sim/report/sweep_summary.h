@@ -23,7 +23,7 @@ struct SweepRow {
   double compute_s = 0;
   double comm_s = 0;
   double exposed_comm_s = 0;
-  double waiting_s = 0;         // of exposed_comm_s: waiting for other ranks (a pipeline's bubble, a straggler's partners)
+  double waiting_s = 0;         // of exposed_comm_s: waiting for other ranks (pipeline bubble, stragglers)
   double idle_s = 0;
   double interference_s = 0;    // parts of compute_s: NCCL kernels sharing the GPU, the slowest rank's pace
   double straggler_s = 0;

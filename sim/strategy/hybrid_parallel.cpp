@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <map>
 
-#include "sim/cost/compute_cost.h"
 #include "sim/core/input_error.h"
+#include "sim/cost/compute_cost.h"
 #include "sim/strategy/ddp_reducer.h"
 #include "sim/strategy/worker_links.h"
 #include "sim/workload/step_estimate.h"

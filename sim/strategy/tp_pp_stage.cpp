@@ -122,7 +122,8 @@ int StageBuilder::receive(const PipelinePass& pass) {
   const int communicator = pass.forward ? comm::forward_pair(from) : comm::backward_pair(from);
   const int root = from < stage_ ? 0 : 1;  // a pair's groups list the lower stage first
   const int virtual_stage = pass.chunk * stages + stage_;
-  const int received = collective(transfer_name(pass, pass.forward ? virtual_stage - 1 : virtual_stage + 1, virtual_stage),
+  const int sender = pass.forward ? virtual_stage - 1 : virtual_stage + 1;
+  const int received = collective(transfer_name(pass, sender, virtual_stage),
                                   CollectiveOp::broadcast, communicator,
                                   pass.forward ? stream::kReceiveForward : stream::kReceiveBackward,
                                   plan_.hidden_bytes / plan_.spec.tensor, {}, root);

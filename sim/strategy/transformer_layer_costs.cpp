@@ -9,6 +9,7 @@ namespace scalecast {
 
 namespace {
 
+// Short names, for the kernel tables below, of the kinds the layers are priced as (compute_cost.h).
 constexpr const char* kGemm = kGemmKind;
 constexpr const char* kElementwise = kElementwiseKind;
 // Dropout keeps a one-byte mask per value for the backward pass.

@@ -99,7 +99,8 @@ void add_breakdown(const Timeline& timeline, const CollectiveWaits& waits, StepR
     sum.host_only_s += b.host_only_s;
     sum.interference_s += b.interference_s;
     sum.straggler_s += b.straggler_s;
-    waiting_s += exposed_waiting_s(timeline.classes[c], waits.transfer_start_s[c], waits.waiting[c], step.start_s, step.end_s);
+    waiting_s +=
+        exposed_waiting_s(timeline.classes[c], waits.transfer_start_s[c], waits.waiting[c], step.start_s, step.end_s);
   }
   const double n = static_cast<double>(steady.size());
   report.per_step = {sum.span_s / n, sum.compute_s / n, sum.communication_s / n, sum.exposed_communication_s / n,

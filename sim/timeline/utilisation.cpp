@@ -43,8 +43,8 @@ std::vector<StepBreakdown> step_breakdowns(const Timeline& timeline, const Colle
     step.span = span;
     step.rank_class = rank_class;
     step.time = breakdown(events, span.start_s, span.end_s);
-    step.waiting_s =
-        exposed_waiting_s(events, waits.transfer_start_s[rank_class], waits.waiting[rank_class], span.start_s, span.end_s);
+    const auto& starts = waits.transfer_start_s[rank_class];
+    step.waiting_s = exposed_waiting_s(events, starts, waits.waiting[rank_class], span.start_s, span.end_s);
     out.push_back(step);
   }
   return out;

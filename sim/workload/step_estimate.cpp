@@ -15,7 +15,8 @@ StepEstimate single_gpu_step(const ModelGraph& model, int batch, const GpuSpec& 
     (task.pass == Pass::forward ? estimate.forward_s : estimate.backward_s) += time_s;
   }
   const double weights = parameter_bytes(model);
-  estimate.optimizer_s = operator_time_s(kOptimizerKind, weights / 4, kOptimizerBytesPerWeightByte * weights, gpu, cost);
+  estimate.optimizer_s =
+      operator_time_s(kOptimizerKind, weights / 4, kOptimizerBytesPerWeightByte * weights, gpu, cost);
   return estimate;
 }
 

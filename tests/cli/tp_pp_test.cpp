@@ -143,7 +143,8 @@ TEST(TensorPipelineCli, CostNotesConcernOnlyTheKindsTheStepPrices) {
   EXPECT_NE(notes_of(nlohmann::json::parse(dp.out)).find(copied), std::string::npos) << dp.out;
   EXPECT_NE(dp.err.find(copied), std::string::npos) << dp.err;
 
-  const auto tp = run_scalecast("simulate --json --platform dgx-a100 --workload " + kSmallGpt + " --strategy tp:2,pp:2 --gpus 4");
+  const auto tp =
+      run_scalecast("simulate --json --platform dgx-a100 --workload " + kSmallGpt + " --strategy tp:2,pp:2 --gpus 4");
   ASSERT_EQ(tp.exit_code, 0) << tp.err;
   EXPECT_EQ(nlohmann::json::parse(tp.out)["cost_model"]["notes"], nlohmann::json::array());
   EXPECT_EQ(tp.err.find("not measured"), std::string::npos) << tp.err;
