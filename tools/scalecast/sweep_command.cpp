@@ -188,15 +188,18 @@ std::string format_duration(std::optional<double> seconds) {
 void print_rows(const std::vector<SweepRow>& rows, const SweepSummary& summary) {
   std::map<int, std::string> best_at;
   for (const auto& b : summary.best) best_at[b.gpus] = b.strategy;
-  std::printf("%8s %-10s %12s %12s %12s %17s %10s %8s %13s\n", "gpus", "strategy", "global batch", "step (ms)",
-              "compute (ms)", "exposed comm (ms)", "MP speedup", "epochs", "time to train");
+  int width = 10;  // the strategy column: as wide as its longest name (tp/pp layouts run long)
+  for (const SweepRow& row : rows) width = std::max(width, static_cast<int>(row.strategy.size()));
+  std::printf("%8s %-*s %12s %12s %12s %17s %10s %10s %8s %13s\n", "gpus", width, "strategy", "global batch", "step (ms)",
+              "compute (ms)", "exposed comm (ms)", "(waiting)", "MP speedup", "epochs", "time to train");
   for (const SweepRow& row : rows) {
     char batch[32] = "-", epochs[32] = "-";
     if (row.global_batch) std::snprintf(batch, sizeof batch, "%.0f", *row.global_batch);
     if (row.epochs) std::snprintf(epochs, sizeof epochs, "%.1f", *row.epochs);
-    std::printf("%8d %-10s %12s %12.2f %12.2f %17.2f %9.2fx %8s %13s%s\n", row.gpus, row.strategy.c_str(), batch,
-                row.step_time_s * 1e3, row.compute_s * 1e3, row.exposed_comm_s * 1e3, row.mp_speedup, epochs,
-                format_duration(row.time_to_train_s).c_str(), best_at[row.gpus] == row.strategy ? "  <- best" : "");
+    std::printf("%8d %-*s %12s %12.2f %12.2f %17.2f %10.2f %9.2fx %8s %13s%s\n", row.gpus, width, row.strategy.c_str(),
+                batch, row.step_time_s * 1e3, row.compute_s * 1e3, row.exposed_comm_s * 1e3, row.waiting_s * 1e3,
+                row.mp_speedup, epochs, format_duration(row.time_to_train_s).c_str(),
+                best_at[row.gpus] == row.strategy ? "  <- best" : "");
   }
 }
 
