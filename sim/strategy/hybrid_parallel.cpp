@@ -235,14 +235,15 @@ void add_transfers(const WorkerPlan& plan, const std::vector<Transfer>& ordered,
     copy.root = transfer.from < transfer.to ? 0 : 1;
     copy.bytes = transfer.bytes;
     copy.step = 0;
-    const std::string& producer_name = plan.step.tasks[transfer.producer].name;
+    // Both ends carry one name, so that the timeline pairs them (collective_waits.h): a receive
+    // posted before its producer has run shows as waiting, not as communication.
+    copy.name = plan.step.tasks[transfer.producer].name + " gpu" + std::to_string(transfer.from) + "->gpu" +
+                std::to_string(transfer.to);
     Task send = copy;
-    send.name = producer_name + " -> gpu" + std::to_string(transfer.to);
     send.stream = send_stream(transfer.to);
     send.deps.push_back({0, slots.index_in_program[transfer.producer]});
     graph.programs[transfer.from].tasks.push_back(send);
     Task receive = copy;
-    receive.name = producer_name + " <- gpu" + std::to_string(transfer.from);
     receive.stream = recv_stream(m, transfer.from);
     auto& receiver_tasks = graph.programs[transfer.to].tasks;
     const int received = static_cast<int>(receiver_tasks.size());

@@ -150,7 +150,7 @@ TEST(HybridReplay, ActivationTransfersCrossTheWorkersLink) {
   EXPECT_GT(copies, 0);
   bool named = false;
   for (const auto& c : result.timeline.classes)
-    for (const auto& e : c.events) named |= e.name.find(" -> gpu") != std::string::npos;
+    for (const auto& e : c.events) named |= e.name.find(" gpu0->gpu1") != std::string::npos;
   EXPECT_TRUE(named) << "transfers should appear in the timeline";
 }
 
