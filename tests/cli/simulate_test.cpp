@@ -26,6 +26,16 @@ TEST(Simulate, JsonHasTheContractFields) {
   EXPECT_GT(out["step_time_s"].get<double>(), out["compute_s"].get<double>() * 0.999);
 }
 
+// A hybrid worker's GPU posts its receive of an activation before the GPU producing it has run
+// the producer: the two ends of each copy are paired, and that wait is reported as waiting
+// (part of the exposed communication), not as data moving.
+TEST(Simulate, HybridReceivesWaitForTheirProducers) {
+  auto out = simulate("--platform dgx1-v100 --workload inception_v3 --gpus 8 --strategy hybrid:4");
+  const double waiting_s = out["waiting_s"], exposed_s = out["exposed_comm_s"];
+  EXPECT_GT(waiting_s, 0.2 * exposed_s) << out.dump();
+  EXPECT_LE(waiting_s, exposed_s * (1 + 1e-9));
+}
+
 // A forced algorithm applies to the collectives it fits (the gradient allreduces); a hybrid
 // step's activation copies (broadcasts) choose their own, and a warning says so.
 TEST(Simulate, ForcedAlgorithmAppliesWhereItFitsAndSaysWhereNot) {
