@@ -42,6 +42,34 @@ HeftOutcome place_by_memory(const PlacementProblem& problem) {
   return {placement, ""};
 }
 
+// HEFT's order: tasks by decreasing upward rank, each edge priced at its mean transfer over
+// ordered GPU pairs (HEFT's average communication cost); an edge inside a group never moves
+// data, so it costs 0. Decreasing rank is a topological order: a predecessor's rank is at
+// least its successor's, and on equal ranks the lower index (the predecessor) goes first.
+std::vector<int> heft_order(const PlacementProblem& problem, const Adjacency& adj) {
+  const int tasks = static_cast<int>(problem.tasks.size());
+  const int gpus = problem.gpus;
+  std::vector<double> rank(tasks, 0);
+  for (int t = tasks - 1; t >= 0; --t) {
+    double tail = 0;
+    for (int e : adj.out_edges[t]) {
+      const PlacementEdge& edge = problem.edges[e];
+      double cost = 0;
+      if (gpus > 1 && problem.tasks[edge.to].group != problem.tasks[t].group) {
+        for (int i = 0; i < gpus; ++i)
+          for (int j = 0; j < gpus; ++j) cost += transfer_s(problem, edge, i, j);
+        cost /= gpus * (gpus - 1);
+      }
+      tail = std::max(tail, cost + rank[edge.to]);
+    }
+    rank[t] = problem.tasks[t].duration_s + tail;
+  }
+  std::vector<int> order(tasks);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return rank[a] > rank[b]; });
+  return order;
+}
+
 }  // namespace
 
 Placement place_heft(const PlacementProblem& problem, const std::string& source) {
@@ -60,28 +88,7 @@ HeftOutcome try_place_heft(const PlacementProblem& problem) {
     return g < static_cast<int>(problem.group_memory_bytes.size()) ? problem.group_memory_bytes[g] : 0.0;
   };
 
-  // Upward rank with each edge priced at its mean transfer over ordered GPU pairs (HEFT's
-  // average communication cost); an edge inside a group never moves data, so it costs 0.
-  std::vector<double> rank(tasks, 0);
-  for (int t = tasks - 1; t >= 0; --t) {
-    double tail = 0;
-    for (int e : adj.out_edges[t]) {
-      const PlacementEdge& edge = problem.edges[e];
-      double cost = 0;
-      if (gpus > 1 && problem.tasks[edge.to].group != problem.tasks[t].group) {
-        for (int i = 0; i < gpus; ++i)
-          for (int j = 0; j < gpus; ++j) cost += transfer_s(problem, edge, i, j);
-        cost /= gpus * (gpus - 1);
-      }
-      tail = std::max(tail, cost + rank[edge.to]);
-    }
-    rank[t] = problem.tasks[t].duration_s + tail;
-  }
-  // Decreasing rank is a topological order: a predecessor's rank is at least its successor's,
-  // and on equal ranks the lower index (the predecessor) goes first.
-  std::vector<int> order(tasks);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return rank[a] > rank[b]; });
+  const std::vector<int> order = heft_order(problem, adj);
 
   std::vector<int> gpu_of_group(groups, -1);
   std::vector<int> gpu_of_task(tasks, -1);

@@ -102,6 +102,93 @@ std::string format_bytes(double bytes) {
 // Timeline
 // ---------------------------------------------------------------------------------------------
 
+ordered_json step_spans_json(const StepReport& step) {
+  ordered_json spans = ordered_json::array();
+  for (size_t k = 0; k < step.steps.size(); ++k) {
+    const StepSpan& span = step.steps[k];
+    spans.push_back({{"step", span.step},
+                     {"start_s", span.start_s},
+                     {"end_s", span.end_s},
+                     {"time_s", span.end_s - span.start_s},
+                     {"warm_up", k < static_cast<size_t>(step.warm_up_steps)}});
+  }
+  return spans;
+}
+
+ordered_json streams_json(const std::vector<StreamUtilisation>& streams) {
+  ordered_json out = ordered_json::array();
+  for (const StreamUtilisation& u : streams)
+    out.push_back({{"class", u.rank_class},
+                   {"stream", u.stream},
+                   {"categories", u.categories},
+                   {"events", u.events},
+                   {"busy_s", u.busy_s},
+                   {"utilisation", u.utilisation}});
+  return out;
+}
+
+// Per rank: classes stand for all their ranks (identical events).
+ordered_json rank_utilisation_json(const std::vector<RankUtilisation>& utilisation) {
+  ordered_json ranks = ordered_json::array();
+  for (const RankUtilisation& u : utilisation)
+    ranks.push_back({{"class", u.rank_class},
+                     {"ranks", rank_ranges_text(u.ranks)},
+                     {"rank_count", u.ranks.size()},
+                     {"busy_s", u.busy_s},
+                     {"compute_s", u.time.compute_s},
+                     {"comm_s", u.time.communication_s},
+                     {"exposed_comm_s", u.time.exposed_communication_s},
+                     {"waiting_s", u.waiting_s},
+                     {"idle_s", u.time.idle_s},
+                     {"host_s", u.time.host_s},
+                     {"host_only_s", u.time.host_only_s},
+                     {"utilisation", u.utilisation},
+                     {"compute_utilisation", u.compute_utilisation}});
+  return ranks;
+}
+
+ordered_json step_breakdowns_json(const std::vector<StepBreakdown>& breakdowns) {
+  ordered_json steps = ordered_json::array();
+  for (const StepBreakdown& b : breakdowns)
+    steps.push_back({{"step", b.span.step},
+                     {"start_s", b.span.start_s},
+                     {"end_s", b.span.end_s},
+                     {"time_s", b.span.end_s - b.span.start_s},
+                     {"class", b.rank_class},
+                     {"compute_s", b.time.compute_s},
+                     {"comm_s", b.time.communication_s},
+                     {"exposed_comm_s", b.time.exposed_communication_s},
+                     {"waiting_s", b.waiting_s},
+                     {"idle_s", b.time.idle_s},
+                     {"host_s", b.time.host_s},
+                     {"host_only_s", b.time.host_only_s}});
+  return steps;
+}
+
+ordered_json critical_path_json(const CriticalPath& path) {
+  ordered_json segments = ordered_json::array();
+  for (const PathSegment& seg : path.segments)
+    segments.push_back({{"kind", to_string(seg.kind)},
+                        {"name", seg.name},
+                        {"class", seg.rank_class},
+                        {"rank", seg.rank},
+                        {"stream", seg.stream},
+                        {"start_s", seg.start_s},
+                        {"end_s", seg.end_s},
+                        {"duration_s", seg.duration_s()},
+                        {"share", seg.share}});
+  return {{"step", path.step.step},
+          {"start_s", path.step.start_s},
+          {"end_s", path.step.end_s},
+          {"time_s", path.step.end_s - path.step.start_s},
+          {"compute_s", path.total_s(PathSegmentKind::compute)},
+          {"comm_s", path.total_s(PathSegmentKind::communication)},
+          {"p2p_s", path.total_s(PathSegmentKind::point_to_point)},
+          {"host_s", path.total_s(PathSegmentKind::host)},
+          {"idle_s", path.total_s(PathSegmentKind::idle)},
+          {"segments", std::move(segments)}};
+}
+
 ordered_json timeline_report(const TimelineSummary& s) {
   ordered_json out;
   out["kind"] = "timeline";
@@ -119,16 +206,7 @@ ordered_json timeline_report(const TimelineSummary& s) {
                                 {"stream", s.step.bounding.is_gpu() ? ordered_json(nullptr) : ordered_json(s.step.bounding.stream)},
                                 {"work_s", s.step.bounding.work_s}};
   out["span_s"] = s.span_s;
-  ordered_json spans = ordered_json::array();
-  for (size_t k = 0; k < s.step.steps.size(); ++k) {
-    const StepSpan& span = s.step.steps[k];
-    spans.push_back({{"step", span.step},
-                     {"start_s", span.start_s},
-                     {"end_s", span.end_s},
-                     {"time_s", span.end_s - span.start_s},
-                     {"warm_up", k < static_cast<size_t>(s.step.warm_up_steps)}});
-  }
-  out["step_spans"] = std::move(spans);
+  out["step_spans"] = step_spans_json(s.step);
   out["breakdown_class"] = s.step.breakdown_class;
   out["compute_s"] = s.step.per_step.compute_s;
   out["comm_s"] = s.step.per_step.communication_s;
@@ -137,73 +215,11 @@ ordered_json timeline_report(const TimelineSummary& s) {
   out["waiting_s"] = s.step.per_step_waiting_s;
   out["host_s"] = s.step.per_step.host_s;
   out["host_only_s"] = s.step.per_step.host_only_s;
-  ordered_json streams = ordered_json::array();
-  for (const StreamUtilisation& u : s.streams)
-    streams.push_back({{"class", u.rank_class},
-                       {"stream", u.stream},
-                       {"categories", u.categories},
-                       {"events", u.events},
-                       {"busy_s", u.busy_s},
-                       {"utilisation", u.utilisation}});
-  out["streams"] = std::move(streams);
+  out["streams"] = streams_json(s.streams);
   out["top_operators"] = top_operators_json(s.top_operators, true);
-
-  // Per rank: classes stand for all their ranks (identical events).
-  ordered_json ranks = ordered_json::array();
-  for (const RankUtilisation& u : s.rank_utilisation)
-    ranks.push_back({{"class", u.rank_class},
-                     {"ranks", rank_ranges_text(u.ranks)},
-                     {"rank_count", u.ranks.size()},
-                     {"busy_s", u.busy_s},
-                     {"compute_s", u.time.compute_s},
-                     {"comm_s", u.time.communication_s},
-                     {"exposed_comm_s", u.time.exposed_communication_s},
-                     {"waiting_s", u.waiting_s},
-                     {"idle_s", u.time.idle_s},
-                     {"host_s", u.time.host_s},
-                     {"host_only_s", u.time.host_only_s},
-                     {"utilisation", u.utilisation},
-                     {"compute_utilisation", u.compute_utilisation}});
-  out["utilisation"] = {{"span_s", s.span_s}, {"ranks", std::move(ranks)}, {"streams", out["streams"]}};
-
-  ordered_json steps = ordered_json::array();
-  for (const StepBreakdown& b : s.step_breakdowns)
-    steps.push_back({{"step", b.span.step},
-                     {"start_s", b.span.start_s},
-                     {"end_s", b.span.end_s},
-                     {"time_s", b.span.end_s - b.span.start_s},
-                     {"class", b.rank_class},
-                     {"compute_s", b.time.compute_s},
-                     {"comm_s", b.time.communication_s},
-                     {"exposed_comm_s", b.time.exposed_communication_s},
-                     {"waiting_s", b.waiting_s},
-                     {"idle_s", b.time.idle_s},
-                     {"host_s", b.time.host_s},
-                     {"host_only_s", b.time.host_only_s}});
-  out["step_breakdown"] = std::move(steps);
-
-  const CriticalPath& path = s.critical_path;
-  ordered_json segments = ordered_json::array();
-  for (const PathSegment& seg : path.segments)
-    segments.push_back({{"kind", to_string(seg.kind)},
-                        {"name", seg.name},
-                        {"class", seg.rank_class},
-                        {"rank", seg.rank},
-                        {"stream", seg.stream},
-                        {"start_s", seg.start_s},
-                        {"end_s", seg.end_s},
-                        {"duration_s", seg.duration_s()},
-                        {"share", seg.share}});
-  out["critical_path"] = {{"step", path.step.step},
-                          {"start_s", path.step.start_s},
-                          {"end_s", path.step.end_s},
-                          {"time_s", path.step.end_s - path.step.start_s},
-                          {"compute_s", path.total_s(PathSegmentKind::compute)},
-                          {"comm_s", path.total_s(PathSegmentKind::communication)},
-                          {"p2p_s", path.total_s(PathSegmentKind::point_to_point)},
-                          {"host_s", path.total_s(PathSegmentKind::host)},
-                          {"idle_s", path.total_s(PathSegmentKind::idle)},
-                          {"segments", std::move(segments)}};
+  out["utilisation"] = {{"span_s", s.span_s}, {"ranks", rank_utilisation_json(s.rank_utilisation)}, {"streams", out["streams"]}};
+  out["step_breakdown"] = step_breakdowns_json(s.step_breakdowns);
+  out["critical_path"] = critical_path_json(s.critical_path);
   return out;
 }
 
@@ -482,6 +498,54 @@ TraceScaling trace_classes(const ExecutionGraph& graph, const po::variables_map&
   return rescale_trace(copy, load_platform(values["platform"].as<std::string>()).node.gpu, load_cost_model_table(cost_model));
 }
 
+// A trace: its summary, and how its kernels would rescale (--platform).
+void inspect_trace(const std::string& path, const po::variables_map& values, int top, bool json) {
+  for (const char* option : {"chrome", "svg", "step"})
+    if (values.count(option))
+      throw InputError("command line", std::string("--") + option,
+                       path + " is a trace, and --" + option + " needs a simulated timeline; run `scalecast simulate --trace " +
+                           path + " --timeline T.json` and inspect T.json");
+  ExecutionGraph graph = read_trace(path);
+  const TraceScaling classes = trace_classes(graph, values);
+  const TraceSummary summary = summarize_trace(std::move(graph), static_cast<size_t>(top));
+  for (const std::string& note : classes.notes) std::cerr << "scalecast: warning: " << note << "\n";
+  if (json) {
+    ordered_json report = trace_report(summary);
+    report["kernel_classes"] = scaling_json(classes);
+    std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  } else {
+    print_trace(path, summary);
+    std::printf("\n%s", scaling_text(classes).c_str());
+  }
+}
+
+struct TimelineViews {
+  int top = 10;
+  int step = kLongestStep;
+  int svg_rows = 64;
+  ChromeTraceOptions chrome;
+};
+
+// A simulated timeline: its summary, and the Chrome trace and SVG picture asked for.
+void inspect_timeline(const std::string& path, const Timeline& timeline, const po::variables_map& values,
+                      const TimelineViews& views, bool json) {
+  // Everything that can reject the input comes before any output is written, so that a run that
+  // exits 2 leaves no Chrome trace without its picture or the reverse.
+  if (values.count("chrome")) check_output_path(values["chrome"].as<std::string>(), "--chrome");
+  if (values.count("svg")) check_output_path(values["svg"].as<std::string>(), "--svg");
+  const TimelineSummary summary = summarize_timeline(timeline, static_cast<size_t>(views.top), views.step);
+  if (values.count("chrome")) write_chrome_trace(timeline, values["chrome"].as<std::string>(), views.chrome);
+  if (values.count("svg"))
+    write_timeline_svg(timeline, values["svg"].as<std::string>(), svg_options(path, summary, views.svg_rows));
+  if (json) {
+    std::cout << timeline_report(summary).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return;
+  }
+  print_timeline(path, summary);
+  if (values.count("chrome")) std::printf("\nwrote Chrome trace %s\n", values["chrome"].as<std::string>().c_str());
+  if (values.count("svg")) std::printf("wrote SVG timeline %s\n", values["svg"].as<std::string>().c_str());
+}
+
 }  // namespace
 
 int run_inspect(const std::vector<std::string>& args) {
@@ -518,46 +582,16 @@ int run_inspect(const std::vector<std::string>& args) {
   nlohmann::json document;
   std::optional<Timeline> fast_timeline;
   if (detect_input(path, document, fast_timeline) == InputKind::trace) {
-    for (const char* option : {"chrome", "svg", "step"})
-      if (values.count(option))
-        throw InputError("command line", std::string("--") + option,
-                         path + " is a trace, and --" + option + " needs a simulated timeline; run `scalecast simulate --trace " +
-                             path + " --timeline T.json` and inspect T.json");
-    ExecutionGraph graph = read_trace(path);
-    const TraceScaling classes = trace_classes(graph, values);
-    const TraceSummary summary = summarize_trace(std::move(graph), static_cast<size_t>(top));
-    for (const std::string& note : classes.notes) std::cerr << "scalecast: warning: " << note << "\n";
-    if (json) {
-      ordered_json report = trace_report(summary);
-      report["kernel_classes"] = scaling_json(classes);
-      std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    } else {
-      print_trace(path, summary);
-      std::printf("\n%s", scaling_text(classes).c_str());
-    }
+    inspect_trace(path, values, top, json);
     return 0;
   }
   for (const char* option : {"platform", "cost-model"})
     if (values.count(option))
       throw InputError("command line", std::string("--") + option, path + " is a simulated timeline; --" + option +
                                                                           " applies to traces");
-
-  const Timeline timeline = fast_timeline ? std::move(*fast_timeline) : timeline_from_json(document, path);
+  Timeline timeline = fast_timeline ? std::move(*fast_timeline) : timeline_from_json(document, path);
   document = nullptr;  // the parsed text is no longer needed; a large one is worth freeing
-  // Everything that can reject the input comes before any output is written, so that a run that
-  // exits 2 leaves no Chrome trace without its picture or the reverse.
-  if (values.count("chrome")) check_output_path(values["chrome"].as<std::string>(), "--chrome");
-  if (values.count("svg")) check_output_path(values["svg"].as<std::string>(), "--svg");
-  const TimelineSummary summary = summarize_timeline(timeline, static_cast<size_t>(top), step);
-  if (values.count("chrome")) write_chrome_trace(timeline, values["chrome"].as<std::string>(), chrome);
-  if (values.count("svg")) write_timeline_svg(timeline, values["svg"].as<std::string>(), svg_options(path, summary, svg_rows));
-  if (json) {
-    std::cout << timeline_report(summary).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  } else {
-    print_timeline(path, summary);
-    if (values.count("chrome")) std::printf("\nwrote Chrome trace %s\n", values["chrome"].as<std::string>().c_str());
-    if (values.count("svg")) std::printf("wrote SVG timeline %s\n", values["svg"].as<std::string>().c_str());
-  }
+  inspect_timeline(path, timeline, values, {top, step, svg_rows, chrome}, json);
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -236,6 +237,65 @@ void print_summary(const SweepSummary& summary) {
                 *summary.hybrid_speedup_at_largest >= 0 ? "faster" : "slower");
 }
 
+// What the command line asks of a sweep, checked.
+struct SweepRequest {
+  std::vector<int> gpu_counts;
+  bool search = false;  // --strategies auto
+  std::vector<StrategySpec> strategies;
+  int finalists = 1;
+  int jobs = 1;
+  std::optional<std::filesystem::path> out_folder;
+  bool quiet = false;
+  bool json = false;
+};
+
+SweepRequest sweep_request(const po::variables_map& values) {
+  if (values.count("trace") == values.count("workload"))
+    throw InputError("command line", "--trace/--workload", "give exactly one of --trace or --workload");
+  if (values.count("stats-from") && !values.count("trace"))
+    throw InputError("command line", "--stats-from", "only applies to --trace (a workload has its own statistics)");
+  SweepRequest request;
+  request.gpu_counts = gpu_counts_option(values);
+  request.search = values["strategies"].as<std::string>() == "auto";
+  if (!request.search) request.strategies = parse_strategy_list(values["strategies"].as<std::string>());
+  request.finalists = values["finalists"].as<int>();
+  if (request.finalists < 1) throw InputError("command line", "--finalists", "must be at least 1");
+  request.jobs = values["jobs"].as<int>();
+  if (request.jobs < 1) throw InputError("command line", "--jobs", "must be at least 1");
+  request.out_folder = out_folder_option(values);
+  request.quiet = values["quiet"].as<bool>();
+  request.json = values["json"].as<bool>();
+  return request;
+}
+
+// The sweep's folder, then its JSON or its table and summary on stdout.
+void report_sweep(const Scenario& scenario, const SweepRequest& request, const std::vector<SweepRow>& rows,
+                  const nlohmann::ordered_json& run_facts, int mpi_ranks,
+                  const std::function<void(const std::string&)>& progress) {
+  const SweepSummary summary = summarize_sweep(rows);
+  print_warnings(rows);
+  nlohmann::ordered_json out = sweep_json(scenario, rows, summary);
+  for (const auto& [key, value] : run_facts.items()) out[key] = value;
+  const std::string title = scenario.name() + " on " + scenario.platform.name;
+  if (request.out_folder) {
+    write_sweep_folder(*request.out_folder, title, rows, summary, out);
+    progress("wrote " + request.out_folder->string() + "/{sweep.csv,sweep.json,time_to_train.svg,step_breakdown.svg}");
+  }
+  if (request.json) {
+    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return;
+  }
+  std::printf("%s\n", title.c_str());
+  print_rows(rows, summary);
+  if (request.search)
+    print_best_layouts(rows, summary);
+  else
+    print_summary(summary);
+  if (scenario.scaling) std::printf("%s", scaling_text(*scenario.scaling).c_str());
+  std::printf("swept %zu points in %.1f s wall (%d jobs%s)\n", rows.size(), out["sweep_wall_s"].get<double>(),
+              request.jobs, mpi_ranks > 1 ? (", " + std::to_string(mpi_ranks) + " MPI ranks").c_str() : "");
+}
+
 }  // namespace
 
 int run_sweep(const std::vector<std::string>& args) {
@@ -248,83 +308,52 @@ int run_sweep(const std::vector<std::string>& args) {
     return 0;
   }
   const auto wall_start = std::chrono::steady_clock::now();
-  if (values.count("trace") == values.count("workload"))
-    throw InputError("command line", "--trace/--workload", "give exactly one of --trace or --workload");
-  if (values.count("stats-from") && !values.count("trace"))
-    throw InputError("command line", "--stats-from", "only applies to --trace (a workload has its own statistics)");
-  const std::vector<int> gpu_counts = gpu_counts_option(values);
-  const bool search = values["strategies"].as<std::string>() == "auto";
-  std::vector<StrategySpec> strategies;
-  if (!search) strategies = parse_strategy_list(values["strategies"].as<std::string>());
-  const int finalists = values["finalists"].as<int>();
-  if (finalists < 1) throw InputError("command line", "--finalists", "must be at least 1");
-  const int jobs = values["jobs"].as<int>();
-  if (jobs < 1) throw InputError("command line", "--jobs", "must be at least 1");
-  const std::optional<std::filesystem::path> out_folder = out_folder_option(values);
-
+  SweepRequest request = sweep_request(values);
   Scenario scenario = sweep_scenario(values);
-  check_point(scenario, StrategySpec{}, gpu_counts.back());
+  check_point(scenario, StrategySpec{}, request.gpu_counts.back());
   scenario.global_batch = global_batch_option(values);
-  for (const StrategySpec& strategy : strategies) add_strategy(scenario, strategy, hybrid_options(values));
+  for (const StrategySpec& strategy : request.strategies) add_strategy(scenario, strategy, hybrid_options(values));
 
   MpiSession mpi;  // ends MPI on every way out, errors included
   const MpiWorld& world = mpi.world;
-  const bool quiet = values["quiet"].as<bool>();
   auto progress = [&](const std::string& line) {
-    if (!quiet && (world.rank == 0 || !world.active)) std::cerr << "sweep: " << line << "\n";
+    if (!request.quiet && (world.rank == 0 || !world.active)) std::cerr << "sweep: " << line << "\n";
   };
   // One process: the placement searches share the points' pool. MPI ranks: rank 0 places
   // first and every rank adopts the same placements before its points.
   std::optional<PlacementSearch> pooled;
   if (world.size == 1) {
-    pooled.emplace(scenario, strategies, progress);
+    pooled.emplace(scenario, request.strategies, progress);
   } else {
     std::string placements;
-    if (world.rank == 0) placements = search_placements(scenario, strategies, jobs, progress).dump();
+    if (world.rank == 0) placements = search_placements(scenario, request.strategies, request.jobs, progress).dump();
     mpi_broadcast_from_root(world, placements);
-    adopt_placements(scenario, strategies, nlohmann::json::parse(placements));
+    adopt_placements(scenario, request.strategies, nlohmann::json::parse(placements));
   }
 
   AutoSweep found;
-  if (search) {
-    found = auto_sweep_points(scenario, gpu_counts, finalists, hybrid_options(values), progress);
-    strategies = found.strategies;
+  if (request.search) {
+    found = auto_sweep_points(scenario, request.gpu_counts, request.finalists, hybrid_options(values), progress);
+    request.strategies = found.strategies;
   }
-  const std::vector<SweepPoint> points = search ? found.points : sweep_points(strategies, gpu_counts, progress);
+  const std::vector<SweepPoint> points =
+      request.search ? found.points : sweep_points(request.strategies, request.gpu_counts, progress);
   for (const std::string& note : scenario.cost_notes()) std::cerr << "scalecast: warning: " << note << "\n";
-  const nlohmann::json results = run_points(scenario, points, world, jobs, pooled ? &*pooled : nullptr, quiet);
-  if (pooled && pooled->failed()) adopt_placements(scenario, strategies, pooled->placements());  // rethrows its error
+  const nlohmann::json results = run_points(scenario, points, world, request.jobs, pooled ? &*pooled : nullptr, request.quiet);
+  if (pooled && pooled->failed()) adopt_placements(scenario, request.strategies, pooled->placements());  // rethrows its error
   const std::vector<std::string> gathered = mpi_gather_to_root(world, results.dump());
   if (world.rank != 0) return 0;
 
-  const std::vector<SweepRow> rows = collect_rows(gathered, points, scenario.source);
-  const SweepSummary summary = summarize_sweep(rows);
-  print_warnings(rows);
-  nlohmann::ordered_json out = sweep_json(scenario, rows, summary);
-  if (search) out["search"] = found.search;
-  out["jobs"] = jobs;
-  out["mpi_ranks"] = static_cast<int>(gathered.size());
-  out["sweep_wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  out["cost_model"] = {{"family", scenario.cost_family}, {"notes", scenario.cost_notes()}};
-  if (scenario.scaling) out["rescaled"] = scaling_json(*scenario.scaling);
-  const std::string title = scenario.name() + " on " + scenario.platform.name;
-  if (out_folder) {
-    write_sweep_folder(*out_folder, title, rows, summary, out);
-    progress("wrote " + out_folder->string() + "/{sweep.csv,sweep.json,time_to_train.svg,step_breakdown.svg}");
-  }
-  if (values["json"].as<bool>()) {
-    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    return 0;
-  }
-  std::printf("%s\n", title.c_str());
-  print_rows(rows, summary);
-  if (search)
-    print_best_layouts(rows, summary);
-  else
-    print_summary(summary);
-  if (scenario.scaling) std::printf("%s", scaling_text(*scenario.scaling).c_str());
-  std::printf("swept %zu points in %.1f s wall (%d jobs%s)\n", rows.size(), out["sweep_wall_s"].get<double>(), jobs,
-              gathered.size() > 1 ? (", " + std::to_string(gathered.size()) + " MPI ranks").c_str() : "");
+  // How the sweep was run, after its results in sweep.json.
+  nlohmann::ordered_json run_facts;
+  if (request.search) run_facts["search"] = found.search;
+  run_facts["jobs"] = request.jobs;
+  run_facts["mpi_ranks"] = static_cast<int>(gathered.size());
+  run_facts["sweep_wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  run_facts["cost_model"] = {{"family", scenario.cost_family}, {"notes", scenario.cost_notes()}};
+  if (scenario.scaling) run_facts["rescaled"] = scaling_json(*scenario.scaling);
+  report_sweep(scenario, request, collect_rows(gathered, points, scenario.source), run_facts,
+               static_cast<int>(gathered.size()), progress);
   return 0;
 }
 
