@@ -107,6 +107,74 @@ void legend_entry(std::ostringstream& svg, int index, const std::string& colour,
   svg << "<text x=\"" << x + 32 << "\" y=\"" << y + 4 << "\" font-size=\"12\">" << escape(label) << "</text>\n";
 }
 
+// The time-to-train plot's coordinates: GPUs on a log2 axis, values on a log10 axis.
+struct LogAxes {
+  double x_low = 0, x_high = 1, low = 1, high = 10;
+  double px(double gpus) const { return kLeft + (std::log2(gpus) - x_low) / (x_high - x_low) * kPlotWidth; }
+  double py(double v) const {
+    return kTop + kPlotHeight - (std::log10(v) - std::log10(low)) / (std::log10(high) - std::log10(low)) * kPlotHeight;
+  }
+};
+
+void draw_log_grid(std::ostringstream& svg, const LogAxes& axes, const std::vector<int>& counts) {
+  for (int gpus : counts) {
+    const double x = axes.px(gpus);
+    svg << "<line x1=\"" << x << "\" y1=\"" << kTop << "\" x2=\"" << x << "\" y2=\"" << kTop + kPlotHeight
+        << "\" stroke=\"#e4e4e4\"/><text x=\"" << x << "\" y=\"" << kTop + kPlotHeight + 18
+        << "\" font-size=\"11\" text-anchor=\"middle\">" << gpus << "</text>\n";
+  }
+  for (double v : log_ticks(axes.low, axes.high)) {
+    const double y = axes.py(v);
+    svg << "<line x1=\"" << kLeft << "\" y1=\"" << y << "\" x2=\"" << kLeft + kPlotWidth << "\" y2=\"" << y
+        << "\" stroke=\"#e4e4e4\"/><text x=\"" << kLeft - 6 << "\" y=\"" << y + 4 << "\" font-size=\"11\" text-anchor=\"end\">"
+        << number(v, "%g") << "</text>\n";
+  }
+}
+
+void draw_crossover(std::ostringstream& svg, const LogAxes& axes, int crossover_gpus) {
+  const double x = axes.px(crossover_gpus);
+  svg << "<line x1=\"" << x << "\" y1=\"" << kTop << "\" x2=\"" << x << "\" y2=\"" << kTop + kPlotHeight
+      << "\" stroke=\"#000\" stroke-dasharray=\"6,4\"/>\n";
+  // The label sits on the side of the line with room for it.
+  const bool left = x > kLeft + kPlotWidth * 0.55;
+  svg << "<text x=\"" << (left ? x - 5 : x + 5) << "\" y=\"" << kTop + 16 << "\" font-size=\"12\" text-anchor=\""
+      << (left ? "end" : "start") << "\">crossover: hybrid best from " << crossover_gpus << " GPUs</text>\n";
+}
+
+struct BarPart {
+  const char* label;
+  const char* colour;
+  double (*ms)(const SweepRow&);
+};
+
+// A bar's parts, bottom to top: compute alone, then what the GPU's sharing with NCCL and the
+// slowest rank added to it; the exposed communication moving data, then waiting for other ranks
+// (a pipeline's bubble); idle.
+const BarPart kBarParts[] = {
+    {"compute", "#4c78a8", [](const SweepRow& r) { return (r.compute_s - r.interference_s - r.straggler_s) * 1e3; }},
+    {"interference", "#72b7b2", [](const SweepRow& r) { return r.interference_s * 1e3; }},
+    {"stragglers", "#eeca3b", [](const SweepRow& r) { return r.straggler_s * 1e3; }},
+    {"exposed comm.", "#e45756", [](const SweepRow& r) { return (r.exposed_comm_s - r.waiting_s) * 1e3; }},
+    {"waiting", "#f2a7a3", [](const SweepRow& r) { return r.waiting_s * 1e3; }},
+    {"idle", "#bab0ac", [](const SweepRow& r) { return r.idle_s * 1e3; }}};
+
+// The breakdown plot's vertical position of `ms`, on an axis from 0 to top_ms.
+double bar_y(double ms, double top_ms) { return kTop + kPlotHeight - ms / top_ms * kPlotHeight; }
+
+void draw_bar(std::ostringstream& svg, const SweepRow& row, double x, double bar_width, double top_ms) {
+  double base_ms = 0;
+  for (const BarPart& part : kBarParts) {
+    const double ms = part.ms(row);
+    if (ms <= 0) continue;
+    svg << "<rect x=\"" << number(x + 1, "%.1f") << "\" y=\"" << number(bar_y(base_ms + ms, top_ms), "%.1f")
+        << "\" width=\"" << number(bar_width - 2, "%.1f") << "\" height=\""
+        << number(bar_y(base_ms, top_ms) - bar_y(base_ms + ms, top_ms), "%.1f") << "\" fill=\"" << part.colour
+        << "\"><title>" << escape(row.strategy) << " at " << row.gpus << " GPUs: " << part.label << " "
+        << number(ms, "%.2f") << " ms</title></rect>\n";
+    base_ms += ms;
+  }
+}
+
 }  // namespace
 
 std::string time_to_train_svg(const std::string& title, const std::vector<SweepRow>& rows, const SweepSummary& summary) {
@@ -118,38 +186,18 @@ std::string time_to_train_svg(const std::string& title, const std::vector<SweepR
     low = std::min(low, value_h(r));
     high = std::max(high, value_h(r));
   }
-  low /= 1.3;
-  high *= 1.3;
-  const double x_low = std::log2(counts.front()), x_high = std::log2(std::max(counts.back(), counts.front() * 2));
-  auto px = [&](double gpus) { return kLeft + (std::log2(gpus) - x_low) / (x_high - x_low) * kPlotWidth; };
-  auto py = [&](double v) { return kTop + kPlotHeight - (std::log10(v) - std::log10(low)) / (std::log10(high) - std::log10(low)) * kPlotHeight; };
+  const LogAxes axes{std::log2(counts.front()), std::log2(std::max(counts.back(), counts.front() * 2)), low / 1.3,
+                     high * 1.3};
+  auto px = [&](double gpus) { return axes.px(gpus); };
+  auto py = [&](double v) { return axes.py(v); };
 
   std::ostringstream svg;
   open_svg(svg, title + (have_ttt ? ": time to train" : ": step time"),
            have_ttt ? "log-log; lower is better; time to train = epochs(global batch) x dataset / global batch x step time"
                     : "log-log; step time per strategy (no statistical efficiency given)");
-  for (int gpus : counts) {
-    const double x = px(gpus);
-    svg << "<line x1=\"" << x << "\" y1=\"" << kTop << "\" x2=\"" << x << "\" y2=\"" << kTop + kPlotHeight
-        << "\" stroke=\"#e4e4e4\"/><text x=\"" << x << "\" y=\"" << kTop + kPlotHeight + 18
-        << "\" font-size=\"11\" text-anchor=\"middle\">" << gpus << "</text>\n";
-  }
-  for (double v : log_ticks(low, high)) {
-    const double y = py(v);
-    svg << "<line x1=\"" << kLeft << "\" y1=\"" << y << "\" x2=\"" << kLeft + kPlotWidth << "\" y2=\"" << y
-        << "\" stroke=\"#e4e4e4\"/><text x=\"" << kLeft - 6 << "\" y=\"" << y + 4 << "\" font-size=\"11\" text-anchor=\"end\">"
-        << number(v, "%g") << "</text>\n";
-  }
+  draw_log_grid(svg, axes, counts);
   axis_label(svg, "GPUs", have_ttt ? "time to train (hours)" : "step time (ms)");
-  if (summary.crossover_gpus) {
-    const double x = px(*summary.crossover_gpus);
-    svg << "<line x1=\"" << x << "\" y1=\"" << kTop << "\" x2=\"" << x << "\" y2=\"" << kTop + kPlotHeight
-        << "\" stroke=\"#000\" stroke-dasharray=\"6,4\"/>\n";
-    // The label sits on the side of the line with room for it.
-    const bool left = x > kLeft + kPlotWidth * 0.55;
-    svg << "<text x=\"" << (left ? x - 5 : x + 5) << "\" y=\"" << kTop + 16 << "\" font-size=\"12\" text-anchor=\""
-        << (left ? "end" : "start") << "\">crossover: hybrid best from " << *summary.crossover_gpus << " GPUs</text>\n";
-  }
+  if (summary.crossover_gpus) draw_crossover(svg, axes, *summary.crossover_gpus);
   const auto strategies = strategies_in_order(rows);
   for (size_t s = 0; s < strategies.size(); ++s) {
     const std::string colour = kStrategyColours[s % std::size(kStrategyColours)];
@@ -183,7 +231,7 @@ std::string step_breakdown_svg(const std::string& title, const std::vector<Sweep
   for (const SweepRow& r : rows) high = std::max(high, r.step_time_s * 1e3);
   const auto ticks = linear_ticks(high * 1.02);
   const double top_ms = ticks.back();
-  auto py = [&](double ms) { return kTop + kPlotHeight - ms / top_ms * kPlotHeight; };
+  auto py = [&](double ms) { return bar_y(ms, top_ms); };
   const double group_width = kPlotWidth / counts.size();
   const double bar_width = std::min(28.0, group_width * 0.8 / strategies.size());
 
@@ -201,20 +249,6 @@ std::string step_breakdown_svg(const std::string& title, const std::vector<Sweep
         << number(v, "%g") << "</text>\n";
   }
   axis_label(svg, "GPUs", "step time (ms)");
-  struct Part {
-    const char* label;
-    const char* colour;
-    double (*ms)(const SweepRow&);
-  };
-  // Compute alone, then what the GPU's sharing with NCCL and the slowest rank added to it; the
-  // exposed communication moving data, then waiting for other ranks (a pipeline's bubble).
-  const Part parts[] = {
-      {"compute", "#4c78a8", [](const SweepRow& r) { return (r.compute_s - r.interference_s - r.straggler_s) * 1e3; }},
-      {"interference", "#72b7b2", [](const SweepRow& r) { return r.interference_s * 1e3; }},
-      {"stragglers", "#eeca3b", [](const SweepRow& r) { return r.straggler_s * 1e3; }},
-      {"exposed comm.", "#e45756", [](const SweepRow& r) { return (r.exposed_comm_s - r.waiting_s) * 1e3; }},
-      {"waiting", "#f2a7a3", [](const SweepRow& r) { return r.waiting_s * 1e3; }},
-      {"idle", "#bab0ac", [](const SweepRow& r) { return r.idle_s * 1e3; }}};
   for (size_t g = 0; g < counts.size(); ++g) {
     const double centre = kLeft + group_width * (g + 0.5);
     svg << "<text x=\"" << centre << "\" y=\"" << kTop + kPlotHeight + 30 << "\" font-size=\"11\" text-anchor=\"middle\">"
@@ -229,19 +263,11 @@ std::string step_breakdown_svg(const std::string& title, const std::vector<Sweep
       svg << "<text x=\"" << x + bar_width / 2 << "\" y=\"" << kTop + kPlotHeight + 13
           << "\" font-size=\"9\" fill=\"#555\" text-anchor=\"middle\">" << short_name << "</text>\n";
       if (row == rows.end()) continue;
-      double base_ms = 0;
-      for (const Part& part : parts) {
-        const double ms = part.ms(*row);
-        if (ms <= 0) continue;
-        svg << "<rect x=\"" << number(x + 1, "%.1f") << "\" y=\"" << number(py(base_ms + ms), "%.1f") << "\" width=\""
-            << number(bar_width - 2, "%.1f") << "\" height=\"" << number(py(base_ms) - py(base_ms + ms), "%.1f")
-            << "\" fill=\"" << part.colour << "\"><title>" << escape(row->strategy) << " at " << row->gpus << " GPUs: "
-            << part.label << " " << number(ms, "%.2f") << " ms</title></rect>\n";
-        base_ms += ms;
-      }
+      draw_bar(svg, *row, x, bar_width, top_ms);
     }
   }
-  for (size_t p = 0; p < std::size(parts); ++p) legend_entry(svg, static_cast<int>(p), parts[p].colour, parts[p].label, false);
+  for (size_t p = 0; p < std::size(kBarParts); ++p)
+    legend_entry(svg, static_cast<int>(p), kBarParts[p].colour, kBarParts[p].label, false);
   svg << "</svg>\n";
   return svg.str();
 }

@@ -167,11 +167,18 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-int run(int argc, char** argv) {
-  std::string platform = "dgx1-v100", problem_file;
-  int gpus = 8, first_gpu = 0;
+struct BenchArgs {
+  std::string platform = "dgx1-v100";
+  std::string problem_file;  // empty: the synthetic Inception-V3
+  int gpus = 8;
+  int first_gpu = 0;
   bool details = false;
+  bool help = false;
   PlacementOptions options;
+};
+
+BenchArgs parse_args(int argc, char** argv) {
+  BenchArgs args;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&]() -> std::string {
@@ -184,80 +191,92 @@ int run(int argc, char** argv) {
       if (text.empty() || *end) throw InputError("command line", arg, "must be a number, got '" + text + "'");
       return v;
     };
-    if (arg == "--platform") platform = value();
-    else if (arg == "--gpus") gpus = static_cast<int>(number(value()));
-    else if (arg == "--first-gpu") first_gpu = static_cast<int>(number(value()));
-    else if (arg == "--time-limit") options.solver_time_limit_s = number(value());
-    else if (arg == "--max-solver-tasks") options.max_solver_tasks = static_cast<int>(number(value()));
-    else if (arg == "--max-solver-pairs") options.max_solver_pairs = static_cast<int>(number(value()));
-    else if (arg == "--problem") problem_file = value();
-    else if (arg == "--details") details = true;
-    else if (arg == "--help" || arg == "-h") {
-      std::printf("placement-bench [--platform P] [--gpus M] [--first-gpu F] [--time-limit S] "
-                  "[--max-solver-tasks N] [--max-solver-pairs N] [--problem FILE] [--details]\n");
-      return 0;
-    } else {
-      throw InputError("command line", arg, "unknown option (see --help)");
-    }
+    if (arg == "--platform") args.platform = value();
+    else if (arg == "--gpus") args.gpus = static_cast<int>(number(value()));
+    else if (arg == "--first-gpu") args.first_gpu = static_cast<int>(number(value()));
+    else if (arg == "--time-limit") args.options.solver_time_limit_s = number(value());
+    else if (arg == "--max-solver-tasks") args.options.max_solver_tasks = static_cast<int>(number(value()));
+    else if (arg == "--max-solver-pairs") args.options.max_solver_pairs = static_cast<int>(number(value()));
+    else if (arg == "--problem") args.problem_file = value();
+    else if (arg == "--details") args.details = true;
+    else if (arg == "--help" || arg == "-h") args.help = true;
+    else throw InputError("command line", arg, "unknown option (see --help)");
   }
-  if (gpus < 1) throw InputError("command line", "--gpus", "must be at least 1");
-  PlatformSpec spec = load_platform(platform);
-  PlacementProblem problem;
-  std::string label = "synthetic Inception-V3 (batch 32)";
-  if (!problem_file.empty()) {
-    problem = read_problem(problem_file);
-    label = problem_file;
-  } else {
-    problem = training_problem(inception_like_ops());
-  }
-  WorkerLinks links = worker_links(spec, first_gpu, gpus);
-  problem.gpus = gpus;
+  if (args.gpus < 1 && !args.help) throw InputError("command line", "--gpus", "must be at least 1");
+  return args;
+}
+
+// The problem placed: the file's, or the synthetic Inception-V3, on the worker's GPUs.
+PlacementProblem bench_problem(const BenchArgs& args, const PlatformSpec& spec) {
+  PlacementProblem problem = args.problem_file.empty() ? training_problem(inception_like_ops()) : read_problem(args.problem_file);
+  WorkerLinks links = worker_links(spec, args.first_gpu, args.gpus);
+  problem.gpus = args.gpus;
   problem.bandwidth_Bps = links.bandwidth_Bps;
   problem.latency_s = links.latency_s;
   problem.gpu_memory_bytes = spec.node.gpu.memory_bytes;
-  const std::string source = problem_file.empty() ? "placement-bench" : problem_file;
+  return problem;
+}
 
-  std::printf("placement of %s: %zu tasks, %zu edges, %d groups on %d GPUs of %s (GPUs %d-%d)\n", label.c_str(),
-              problem.tasks.size(), problem.edges.size(), group_count(problem), gpus, spec.name.c_str(), first_gpu,
-              first_gpu + gpus - 1);
-  std::printf("solver time limit %.1f s, max solver tasks %d\n\n", options.solver_time_limit_s, options.max_solver_tasks);
+int gpus_used(const Placement& p, int gpus) {
+  std::vector<bool> seen(gpus, false);
+  int count = 0;
+  for (int g : p.gpu_of_group)
+    if (!seen[g]) seen[g] = true, ++count;
+  return count;
+}
 
-  auto start = std::chrono::steady_clock::now();
-  Placement heft = place_heft(problem, source);
-  double heft_wall_s = seconds_since(start);
-  start = std::chrono::steady_clock::now();
-  Placement best = place_best(problem, options, source);
-  double best_wall_s = seconds_since(start);
-
-  auto used = [&](const Placement& p) {
-    std::vector<bool> seen(gpus, false);
-    int count = 0;
-    for (int g : p.gpu_of_group)
-      if (!seen[g]) seen[g] = true, ++count;
-    return count;
-  };
+void print_comparison(const Placement& heft, double heft_wall_s, const Placement& best, double best_wall_s, int gpus) {
   std::printf("%-22s %12s %10s %10s %10s %12s\n", "method", "step (ms)", "speedup", "GPUs used", "transfers", "wall (s)");
   std::printf("%-22s %12.3f %10.3f %10s %10s %12s\n", "one GPU", heft.single_gpu_step_s * 1e3, 1.0, "1", "0", "-");
-  std::printf("%-22s %12.3f %10.3f %10d %10d %12.3f\n", "heft", heft.step_time_s * 1e3, heft.mp_speedup(), used(heft),
-              heft.transfers, heft_wall_s);
+  std::printf("%-22s %12.3f %10.3f %10d %10d %12.3f\n", "heft", heft.step_time_s * 1e3, heft.mp_speedup(),
+              gpus_used(heft, gpus), heft.transfers, heft_wall_s);
   std::printf("%-22s %12.3f %10.3f %10d %10d %12.3f\n", ("place_best (" + best.method + ")").c_str(),
-              best.step_time_s * 1e3, best.mp_speedup(), used(best), best.transfers, best_wall_s);
+              best.step_time_s * 1e3, best.mp_speedup(), gpus_used(best, gpus), best.transfers, best_wall_s);
   if (best.solver_lower_bound_s > 0)
     std::printf("\nCBC lower bound %.3f ms (gap %.1f%%), proven optimal: %s\n", best.solver_lower_bound_s * 1e3,
                 100 * (best.step_time_s - best.solver_lower_bound_s) / best.step_time_s, best.proven_optimal ? "yes" : "no");
-  if (details) {
-    Coarsening coarsening = coarsen(problem);
-    std::printf("unordered task pairs %ld; coarsened: %zu tasks, %zu edges, %d groups, %ld unordered pairs "
-                "(%ld without sinks)\n",
-                unordered_task_pairs(problem), coarsening.coarse.tasks.size(), coarsening.coarse.edges.size(),
-                group_count(coarsening.coarse), unordered_task_pairs(coarsening.coarse),
-                unordered_task_pairs(coarsening.coarse, true));
-    IlpPlacementResult ilp = place_ilp(problem, heft, options);
-    std::printf("CBC alone from HEFT: %d variables, %d constraints, %d disjunctive pairs, %.2f s wall, step %.3f ms, "
-                "bound %.3f ms%s\n", ilp.variables, ilp.constraints, ilp.disjunctive_pairs, ilp.wall_s,
-                ilp.placement.step_time_s * 1e3, ilp.lower_bound_s * 1e3, ilp.proven_optimal ? ", proven optimal" : "");
+}
+
+// --details: the problem's size before and after coarsening, and CBC alone from HEFT.
+void print_details(const PlacementProblem& problem, const Placement& heft, const PlacementOptions& options) {
+  Coarsening coarsening = coarsen(problem);
+  std::printf("unordered task pairs %ld; coarsened: %zu tasks, %zu edges, %d groups, %ld unordered pairs "
+              "(%ld without sinks)\n",
+              unordered_task_pairs(problem), coarsening.coarse.tasks.size(), coarsening.coarse.edges.size(),
+              group_count(coarsening.coarse), unordered_task_pairs(coarsening.coarse),
+              unordered_task_pairs(coarsening.coarse, true));
+  IlpPlacementResult ilp = place_ilp(problem, heft, options);
+  std::printf("CBC alone from HEFT: %d variables, %d constraints, %d disjunctive pairs, %.2f s wall, step %.3f ms, "
+              "bound %.3f ms%s\n", ilp.variables, ilp.constraints, ilp.disjunctive_pairs, ilp.wall_s,
+              ilp.placement.step_time_s * 1e3, ilp.lower_bound_s * 1e3, ilp.proven_optimal ? ", proven optimal" : "");
+}
+
+int run(int argc, char** argv) {
+  const BenchArgs args = parse_args(argc, argv);
+  if (args.help) {
+    std::printf("placement-bench [--platform P] [--gpus M] [--first-gpu F] [--time-limit S] "
+                "[--max-solver-tasks N] [--max-solver-pairs N] [--problem FILE] [--details]\n");
+    return 0;
   }
-  if (problem_file.empty() && gpus == 8)
+  const PlatformSpec spec = load_platform(args.platform);
+  const PlacementProblem problem = bench_problem(args, spec);
+  const std::string label = args.problem_file.empty() ? "synthetic Inception-V3 (batch 32)" : args.problem_file;
+  const std::string source = args.problem_file.empty() ? "placement-bench" : args.problem_file;
+  std::printf("placement of %s: %zu tasks, %zu edges, %d groups on %d GPUs of %s (GPUs %d-%d)\n", label.c_str(),
+              problem.tasks.size(), problem.edges.size(), group_count(problem), args.gpus, spec.name.c_str(),
+              args.first_gpu, args.first_gpu + args.gpus - 1);
+  std::printf("solver time limit %.1f s, max solver tasks %d\n\n", args.options.solver_time_limit_s,
+              args.options.max_solver_tasks);
+
+  auto start = std::chrono::steady_clock::now();
+  const Placement heft = place_heft(problem, source);
+  const double heft_wall_s = seconds_since(start);
+  start = std::chrono::steady_clock::now();
+  const Placement best = place_best(problem, args.options, source);
+  const double best_wall_s = seconds_since(start);
+  print_comparison(heft, heft_wall_s, best, best_wall_s, args.gpus);
+  if (args.details) print_details(problem, heft, args.options);
+  if (args.problem_file.empty() && args.gpus == 8)
     std::printf("target: placement of Inception-V3 on 8 GPUs under 10 s: %.2f s wall (place_best)\n", best_wall_s);
   return 0;
 }
