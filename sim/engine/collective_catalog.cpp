@@ -8,6 +8,7 @@
 #include <limits>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "sim/collectives/ring_builder.h"
 #include "sim/engine/isolated_transfer.h"
@@ -132,12 +133,40 @@ const std::vector<PreparedPhase>& CollectiveCatalog::host_phases(PreparedCollect
         for (const Flow& f : plan.phases[i].flows)
           if (f.bytes > 0) flows.push_back(&f);
     PreparedPhase phase;
-    for (const Flow& flow : merge_exclusive_flows(flows))
+    phase.rank_flows = merge_exclusive_flows(flows);
+    for (const Flow& flow : phase.rank_flows)
       phase.flows.push_back({topology_.source_host(flow.source_rank, flow.destination_rank),
                              topology_.destination_host(flow.source_rank, flow.destination_rank), flow.bytes});
     prepared.phases.push_back(std::move(phase));
   }
+  std::unordered_set<const sg::Link*> links;
+  for (const PreparedPhase& phase : prepared.phases)
+    for (const Flow& flow : phase.rank_flows)
+      for (const sg::Link* link : topology_.route(flow.source_rank, flow.destination_rank))
+        if (links.insert(link).second) prepared.links.push_back(link);
   return prepared.phases;
+}
+
+std::vector<HostFlow> CollectiveCatalog::flows_left(PreparedCollective& prepared, double scale, double elapsed_s) {
+  const PreparedPhase& phase = host_phases(prepared).front();
+  std::unordered_map<const sg::Link*, int> link_index;
+  std::vector<double> capacity_Bps;
+  std::vector<SolverFlow> flows;
+  for (const Flow& flow : phase.rank_flows) {
+    SolverFlow solver_flow{{}, flow.bytes};
+    for (const sg::Link* link : topology_.route(flow.source_rank, flow.destination_rank)) {
+      auto [entry, fresh] = link_index.try_emplace(link, static_cast<int>(capacity_Bps.size()));
+      if (fresh) capacity_Bps.push_back(link->get_bandwidth());
+      solver_flow.links.push_back(entry->second);
+    }
+    flows.push_back(std::move(solver_flow));
+  }
+  // Rates do not depend on sizes: at `scale` x the bytes, time runs `scale` x slower.
+  const std::vector<double> left = remaining_bytes_after(flows, capacity_Bps, elapsed_s / scale);
+  std::vector<HostFlow> out;
+  for (size_t f = 0; f < left.size(); ++f)
+    if (left[f] > 0) out.push_back({phase.flows[f].source, phase.flows[f].destination, left[f] * scale});
+  return out;
 }
 
 // One phase alone on the network: folded by the batch's rail and pod symmetries when it has

@@ -27,6 +27,7 @@
 
 #include "sim/collectives/collective_cost.h"
 #include "sim/engine/flow_ports.h"
+#include "sim/engine/link_occupancy.h"
 #include "sim/engine/network_symmetry.h"
 #include "sim/trace/execution_graph.h"
 
@@ -36,6 +37,7 @@ class ClusterTopology;
 
 struct PreparedPhase {
   std::vector<HostFlow> flows;  // at the reference size, data bytes
+  std::vector<Flow> rank_flows;  // the same flows between ranks (for their routes)
 };
 
 // One communicator component's collective for one (op, root, algorithm), at the reference size.
@@ -44,6 +46,7 @@ struct PreparedCollective {
   std::vector<CollectivePlan> plans;   // one per simulated group
   bool folded = false;                 // one node's groups stand for every node's
   std::vector<PreparedPhase> phases;   // host flows, built on first SimGrid run
+  LinkOccupancy::Links links;          // every link the phases' flows cross, once, built with them
   std::optional<double> alone_transfer_s;  // on an idle network, built on first need
   long symmetry_order = 1;  // > 1: that closed form was solved on 1/this of some phase's flows
   long flow_count = 0;
@@ -81,6 +84,12 @@ class CollectiveCatalog {
   double alone_s(ResolvedCollective& resolved);
   // The host flows of a prepared collective (built once).
   const std::vector<PreparedPhase>& host_phases(PreparedCollective& prepared);
+  // Its flows' transfer alone on an idle network at the reference size, phase after phase.
+  double alone_transfer_s(PreparedCollective& prepared);
+  // The host flows of a one-phase collective, at `scale` x the reference size, with the bytes
+  // each still has to move `elapsed_s` after they all started alone on the network; the flows
+  // that have arrived are left out.
+  std::vector<HostFlow> flows_left(PreparedCollective& prepared, double scale, double elapsed_s);
 
   static constexpr double kReferenceBytes = 1 << 20;
 
@@ -88,7 +97,6 @@ class CollectiveCatalog {
   const GroupShape& shape_of(const Communicator& comm, int component, const std::vector<int>& groups);
   PreparedCollective& prepared(const Communicator& comm, int component, const std::vector<int>& groups, CollectiveOp op,
                                int root, CollectiveAlgorithm algorithm);
-  double alone_transfer_s(PreparedCollective& prepared);
   double phase_alone_s(PreparedCollective& prepared, const std::vector<RankFlow>& flows,
                        const std::vector<double>& capacity_Bps) const;
   std::vector<int> groups_to_simulate(const Communicator& comm, const std::vector<int>& groups) const;

@@ -79,7 +79,8 @@ FlowPorts::Port& FlowPorts::port(sg::Host* host, int slot) {
     // SimGrid takes this size in KiB and callocs the stack: at 16 MiB, calloc maps fresh pages
     // that are never touched beyond the top few. Measured with glibc's malloc at 4,096 GPUs,
     // a platform's set-up and one collective took 2.1 s of CPU this way, against 3.4 s with
-    // 64 KiB and 6.0 s with 256 KiB stacks, which come from the heap and are zeroed.
+    // 64 KiB and 6.0 s with 256 KiB stacks, which come from the heap and are zeroed
+    // (start_simgrid fixes glibc's mapping threshold so that 16 MiB blocks stay mapped).
     constexpr unsigned kPortStackKiB = 16 * 1024;
     sg::Actor::init("port", host)->set_stacksize(kPortStackKiB)->start([raw, mailboxes]() { serve(raw, mailboxes); })->daemonize();
   }

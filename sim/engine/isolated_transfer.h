@@ -18,4 +18,11 @@ struct SolverFlow {
 // Seconds until every flow has arrived. Flows without links (or bytes) take no time.
 double isolated_transfer_s(const std::vector<SolverFlow>& flows, const std::vector<double>& capacity_Bps);
 
+// The bytes each flow still has to move `elapsed_s` after they all started together on an
+// otherwise idle network (the same sharing, stopped there; 0 for a flow that has arrived).
+// The engine uses it to hand a collective timed alone over to SimGrid when another transfer
+// reaches its links mid-way (replay_engine.cpp).
+std::vector<double> remaining_bytes_after(const std::vector<SolverFlow>& flows, const std::vector<double>& capacity_Bps,
+                                          double elapsed_s);
+
 }  // namespace scalecast

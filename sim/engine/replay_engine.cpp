@@ -12,6 +12,7 @@
 #include <cmath>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -24,6 +25,7 @@
 #include "sim/engine/collective_catalog.h"
 #include "sim/engine/flow_ports.h"
 #include "sim/engine/gpu_sharing.h"
+#include "sim/engine/link_occupancy.h"
 #include "sim/engine/rank_classes.h"
 #include "sim/engine/replay_deadlock.h"
 #include "sim/engine/simgrid_setup.h"
@@ -64,6 +66,27 @@ struct PendingInstance {
   std::vector<std::pair<int, int>> arrivals;  // (class, task)
 };
 
+// A one-phase collective timed in closed form because no other transfer held its links when
+// it started (link_occupancy.h). Its flows arrive at flows_end_s unless another transfer
+// reaches its links first: then what is left of them is handed to SimGrid, and from there on
+// it runs as if its flows had been there from the start (alone on its links, SimGrid's
+// max-min rates are the closed form's).
+// No mutex or condition variable: the runner sleeps to flows_end_s; a hand-over starts the
+// actor that runs the rest, and the sleeper, waking, leaves the collective to it. Sharing only
+// slows flows, so the rest never ends before flows_end_s.
+struct ClosedFormFlight {
+  LinkOccupancy::Id id = 0;
+  PreparedCollective* prepared = nullptr;
+  double start_s = 0;
+  double scale = 0;        // its flows' bytes over the reference flows' (size, wire and GPU sharing)
+  double flows_end_s = 0;
+  double min_transfer_s = 0, latency_s = 0;
+  bool handed_over = false;
+  std::vector<std::pair<int, int>> waiters;
+  CollectiveRecord record;
+  NcclFootprint footprint;
+};
+
 class Replay {
  public:
   Replay(const ExecutionGraph& graph, const PlatformSpec& spec, const ReplayOptions& options)
@@ -85,9 +108,15 @@ class Replay {
   void arrive_collective(int k, int task);
   void arrive_point_to_point(int k, int task);
   void start_runner(ResolvedCollective resolved, std::vector<std::pair<int, int>> waiters, CollectiveRecord record);
-  void start_flow_runner(const std::vector<PreparedPhase>* phases, std::vector<PreparedPhase> owned, double flow_scale,
-                         double min_transfer_s, double latency_s, std::vector<std::pair<int, int>> waiters,
-                         CollectiveRecord record, NcclFootprint footprint);
+  void start_flow_runner(const std::vector<PreparedPhase>* phases, std::vector<PreparedPhase> owned,
+                         LinkOccupancy::Links links, double flow_scale, double min_transfer_s, double latency_s,
+                         std::vector<std::pair<int, int>> waiters, CollectiveRecord record, NcclFootprint footprint);
+  void start_closed_form_runner(const ResolvedCollective& resolved, double stretch,
+                                std::vector<std::pair<int, int>> waiters, CollectiveRecord record, NcclFootprint footprint);
+  // Hands every collective timed in closed form that holds one of `links` over to SimGrid.
+  void hand_over_closed_forms(const LinkOccupancy::Links& links);
+  void finish_closed_form(ClosedFormFlight& flight);
+  void count_closed_form(const PreparedCollective& prepared);
   void start_timed_runner(double duration_s, std::vector<std::pair<int, int>> waiters, CollectiveRecord record,
                           NcclFootprint footprint);
   void finish_runner(const std::vector<std::pair<int, int>>& waiters, const CollectiveRecord& record,
@@ -122,6 +151,10 @@ class Replay {
   // each runs alone on the network and is timed in closed form.
   bool collectives_alone_ = false;
   std::map<const PreparedCollective*, double> sent_reference_bytes_;  // busiest sender at the reference size
+  // Otherwise, which transfers hold which links, and the collectives among them timed in
+  // closed form (by their occupancy id).
+  LinkOccupancy occupancy_;
+  std::map<LinkOccupancy::Id, std::shared_ptr<ClosedFormFlight>> closed_form_;
   int active_runners_ = 0;
   bool deadlocked_ = false;
   ReplayResult result_;
@@ -201,16 +234,82 @@ void Replay::start_runner(ResolvedCollective resolved, std::vector<std::pair<int
   const double stretch = nccl_stretch(waiters, footprint);
   footprint.memory_Bps /= stretch;
   if (collectives_alone_) {
-    ++result_.collectives_reused;
-    if (resolved.prepared->symmetry_order > 1) {
-      ++result_.collectives_symmetry_folded;
-      result_.symmetry_order = std::max(result_.symmetry_order, resolved.prepared->symmetry_order);
-    }
+    count_closed_form(*resolved.prepared);
     start_timed_runner(resolved.latency_s + (alone_s - resolved.latency_s) * stretch, std::move(waiters), record, footprint);
     return;
   }
-  start_flow_runner(&catalog_->host_phases(*resolved.prepared), {}, resolved.flow_scale * stretch,
-                    resolved.min_transfer_s * stretch, resolved.latency_s, std::move(waiters), record, footprint);
+  const std::vector<PreparedPhase>& phases = catalog_->host_phases(*resolved.prepared);
+  if (options_.reuse_isolated_collectives && phases.size() == 1 && occupancy_.holders(resolved.prepared->links).empty()) {
+    start_closed_form_runner(resolved, stretch, std::move(waiters), record, footprint);
+    return;
+  }
+  start_flow_runner(&phases, {}, resolved.prepared->links, resolved.flow_scale * stretch, resolved.min_transfer_s * stretch,
+                    resolved.latency_s, std::move(waiters), record, footprint);
+}
+
+void Replay::count_closed_form(const PreparedCollective& prepared) {
+  ++result_.collectives_reused;
+  if (prepared.symmetry_order > 1) {
+    ++result_.collectives_symmetry_folded;
+    result_.symmetry_order = std::max(result_.symmetry_order, prepared.symmetry_order);
+  }
+}
+
+void Replay::hand_over_closed_forms(const LinkOccupancy::Links& links) {
+  const double now = sg::Engine::get_clock();
+  for (LinkOccupancy::Id id : occupancy_.holders(links)) {
+    auto it = closed_form_.find(id);
+    if (it == closed_form_.end() || it->second->handed_over) continue;
+    std::shared_ptr<ClosedFormFlight> flight = it->second;
+    flight->handed_over = true;
+    ++result_.collectives_handed_over;
+    std::vector<HostFlow> flows_left = catalog_->flows_left(*flight->prepared, flight->scale, now - flight->start_s);
+    flight->record.flows = static_cast<long>(flows_left.size());
+    sg::Actor::create("collective", topology_->gpu_host(0), [this, flight, flows_left = std::move(flows_left)]() {
+      ports_.run(flows_left);
+      finish_closed_form(*flight);
+    });
+  }
+}
+
+// Its flows' transfer in closed form, then, as for flows, no faster than the protocol's cap,
+// then its latency: the same times as start_flow_runner's while it stays alone on its links.
+void Replay::start_closed_form_runner(const ResolvedCollective& resolved, double stretch,
+                                      std::vector<std::pair<int, int>> waiters, CollectiveRecord record,
+                                      NcclFootprint footprint) {
+  ++active_runners_;
+  record.start_s = sg::Engine::get_clock();
+  share_gpus(waiters, footprint, true);
+  auto flight = std::make_shared<ClosedFormFlight>();
+  flight->prepared = resolved.prepared;
+  flight->start_s = record.start_s;
+  flight->scale = resolved.flow_scale * stretch;
+  flight->flows_end_s = record.start_s + catalog_->alone_transfer_s(*resolved.prepared) * flight->scale;
+  flight->min_transfer_s = resolved.min_transfer_s * stretch;
+  flight->latency_s = resolved.latency_s;
+  flight->waiters = std::move(waiters);
+  flight->record = record;
+  flight->footprint = footprint;
+  flight->id = occupancy_.add(resolved.prepared->links);
+  closed_form_[flight->id] = flight;
+  sg::Actor::create("collective", topology_->gpu_host(0), [this, flight]() {
+    sg::this_actor::sleep_until(flight->flows_end_s);
+    if (flight->handed_over) return;  // the hand-over's actor finishes it
+    count_closed_form(*flight->prepared);
+    finish_closed_form(*flight);
+  });
+}
+
+// Called in the actor that saw its flows arrive: frees its links, then waits out the
+// protocol's cap and the latency.
+void Replay::finish_closed_form(ClosedFormFlight& flight) {
+  occupancy_.remove(flight.id);
+  closed_form_.erase(flight.id);
+  const double transfer_s = sg::Engine::get_clock() - flight.record.start_s;
+  const double wait_s = std::max(0.0, flight.min_transfer_s - transfer_s) + flight.latency_s;
+  if (wait_s > 0) sg::this_actor::sleep_for(wait_s);
+  flight.record.end_s = sg::Engine::get_clock();
+  finish_runner(flight.waiters, flight.record, flight.footprint);
 }
 
 void Replay::start_timed_runner(double duration_s, std::vector<std::pair<int, int>> waiters, CollectiveRecord record,
@@ -229,14 +328,16 @@ void Replay::start_timed_runner(double duration_s, std::vector<std::pair<int, in
 // The phases' flows on the network (scaled to the instance's wire bytes), no faster than the
 // protocol's cap, then the collective's latency.
 void Replay::start_flow_runner(const std::vector<PreparedPhase>* phases, std::vector<PreparedPhase> owned,
-                               double flow_scale, double min_transfer_s, double latency_s,
+                               LinkOccupancy::Links links, double flow_scale, double min_transfer_s, double latency_s,
                                std::vector<std::pair<int, int>> waiters, CollectiveRecord record,
                                NcclFootprint footprint) {
   ++active_runners_;
   record.start_s = sg::Engine::get_clock();
   share_gpus(waiters, footprint, true);
+  hand_over_closed_forms(links);
+  const LinkOccupancy::Id id = occupancy_.add(links);
   sg::Actor::create("collective", topology_->gpu_host(0),
-                    [this, phases, owned = std::move(owned), flow_scale, min_transfer_s, latency_s,
+                    [this, id, phases, owned = std::move(owned), flow_scale, min_transfer_s, latency_s,
                      waiters = std::move(waiters), record, footprint]() mutable {
                       const std::vector<PreparedPhase>& run = phases ? *phases : owned;
                       long flows = 0;
@@ -246,6 +347,7 @@ void Replay::start_flow_runner(const std::vector<PreparedPhase>* phases, std::ve
                         ports_.run(scaled);
                         flows += static_cast<long>(scaled.size());
                       }
+                      occupancy_.remove(id);
                       record.flows = flows;
                       const double transfer_s = sg::Engine::get_clock() - record.start_s;
                       const double wait_s = std::max(0.0, min_transfer_s - transfer_s) + latency_s;
@@ -329,7 +431,9 @@ void Replay::arrive_point_to_point(int k, int task_index) {
   for (const sg::Link* link : topology_->route(source, destination))
     narrowest_Bps = narrowest_Bps > 0 ? std::min(narrowest_Bps, link->get_bandwidth()) : link->get_bandwidth();
   const NcclFootprint footprint = nccl_footprint(1, narrowest_Bps, 1);
-  start_flow_runner(nullptr, {std::move(phase)}, 1, 0, latency_s, std::move(waiters), record, footprint);
+  const auto route = topology_->route(source, destination);
+  start_flow_runner(nullptr, {std::move(phase)}, LinkOccupancy::Links(route.begin(), route.end()), 1, 0, latency_s,
+                    std::move(waiters), record, footprint);
 }
 
 // A compute task's time parts at the slowest rank's pace: every part of a GPU task (kernels

@@ -28,10 +28,12 @@ struct ReplayOptions {
   CollectiveFidelity fidelity = CollectiveFidelity::steady_state;
   ComputeCostModel compute;
   bool per_rank = false;
-  // When no two collectives can be in flight together, each runs alone on the network: compute
-  // its time in closed form (collective_catalog.h: max-min sharing solved directly, the same
-  // rates SimGrid gives) instead of putting its flows on the network. Exact, and the same for
-  // every instance whatever ran before it. Off only for validation.
+  // A collective that no other transfer shares a link with runs as if alone: compute its
+  // time in closed form (collective_catalog.h: max-min sharing solved directly, the same rates
+  // SimGrid gives) instead of putting its flows on the network. When no two collectives can be
+  // in flight together, every instance is timed so; otherwise one whose links are free when it
+  // starts is, until another transfer reaches them, when what is left of its flows goes to
+  // SimGrid (link_occupancy.h). Exact either way. Off only for validation.
   bool reuse_isolated_collectives = true;
   // Put only one node's flows on the network for collectives that every node runs alike on
   // its own GPUs (see replay_engine.cpp). Off only for validation.
@@ -66,7 +68,8 @@ struct ReplayResult {
   std::vector<CollectiveRecord> collectives;
   long flows = 0;
   int rank_classes = 0;
-  int collectives_reused = 0;  // instances alone on the network, timed in closed form
+  int collectives_reused = 0;  // instances alone on the network (or their links), timed in closed form
+  int collectives_handed_over = 0;  // instances timed so until another transfer reached their links
   int collectives_folded = 0;  // instances whose flows ran on one node for every node
   int collectives_symmetry_folded = 0;  // of collectives_reused: solved on one rail / block of nodes
   long symmetry_order = 1;              // the largest fold among them: 1/this of the flows solved

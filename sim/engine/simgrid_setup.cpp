@@ -4,6 +4,9 @@
 
 #include <cstdlib>
 #include <string>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <vector>
 
 #include "sim/core/input_error.h"
@@ -31,10 +34,24 @@ void refuse_unsupported_setting(const std::string& setting) {
                      "(raw) or use ucontext or boost");
 }
 
+// The flow ports' 16 MiB stacks (flow_ports.cpp) stay cheap only while calloc maps them fresh:
+// glibc's malloc raises its mapping threshold each time it frees a mapped block, up to 32 MiB,
+// and from then on serves those stacks from its heap, zeroing (touching) every page. A fixed
+// threshold keeps them mapped. Measured with glibc on the 1008B-parameter GPT case (3,072
+// GPUs): peak RSS 24 GB (killed) -> 0.74 GB. With jemalloc (the scalecast binaries) mallopt
+// touches only glibc's unused heap.
+void keep_large_blocks_mapped() {
+#if defined(__GLIBC__)
+  constexpr int kMmapThresholdBytes = 1 << 20;
+  mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes);
+#endif
+}
+
 }  // namespace
 
 simgrid::s4u::Engine& start_simgrid() {
   if (simgrid::s4u::Engine::has_instance()) return *simgrid::s4u::Engine::get_instance();
+  keep_large_blocks_mapped();
   // SimGrid reads its settings from argv; quiet logging keeps our stdout JSON-clean.
   static std::vector<std::string> arguments = {
       "scalecast",

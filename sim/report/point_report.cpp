@@ -27,8 +27,11 @@ std::string folding_summary(const ReplayResult& result, int gpus) {
               ? " (" + std::to_string(result.collectives_symmetry_folded) +
                     " solved by rail/pod symmetry, down to 1/" + std::to_string(result.symmetry_order) + " of the flows)"
               : "") +
-         ", " +
-         std::to_string(result.collectives_folded) + " run on one node for all";
+         (result.collectives_handed_over > 0
+              ? ", " + std::to_string(result.collectives_handed_over) +
+                    " started so and handed to SimGrid when another transfer reached their links"
+              : "") +
+         ", " + std::to_string(result.collectives_folded) + " run on one node for all";
 }
 
 nlohmann::ordered_json point_json(const Scenario& scenario, const PointResult& point) {
@@ -59,6 +62,7 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const PointResult& p
   out["flows"] = point.replay.flows;
   out["rank_classes"] = point.replay.rank_classes;
   out["collectives_closed_form"] = point.replay.collectives_reused;
+  out["collectives_handed_over"] = point.replay.collectives_handed_over;
   out["collectives_node_folded"] = point.replay.collectives_folded;
   out["collectives_symmetry_folded"] = point.replay.collectives_symmetry_folded;
   out["symmetry_fold_order"] = point.replay.symmetry_order;

@@ -1,0 +1,86 @@
+// A collective whose links no other transfer holds is timed in closed form; when another
+// transfer reaches its links mid-way, what is left of its flows goes to SimGrid
+// (link_occupancy.h, ReplayOptions::reuse_isolated_collectives). Either way every collective
+// must end when it ends with all flows in SimGrid: here two rank classes on two DGX-1 nodes
+// (the even GPUs and the odd ones, each with a communicator of its own) allreduce over NICs
+// they share, one starting while the other's flows move, others alone.
+#include <gtest/gtest.h>
+
+#include "sim/engine/replay_engine.h"
+#include "sim/platform/platform_yaml.h"
+#include "tests/support/child_process.h"
+
+namespace scalecast {
+namespace {
+
+constexpr int kRanks = 16;  // two DGX-1 nodes
+
+// Program `parity` (0: even ranks, 1: odd): compute, allreduce, compute, allreduce ... with
+// the two programs offset so that some allreduces overlap and some do not.
+RankProgram program(int parity) {
+  const double compute_ms[2][3] = {{1.0, 0.5, 9.0}, {1.3, 6.0, 0.5}};
+  const double allreduce_mb[2][3] = {{50, 30, 8}, {40, 20, 60}};
+  RankProgram p;
+  int previous = -1;
+  for (int i = 0; i < 3; ++i) {
+    Task compute;
+    compute.name = "compute" + std::to_string(i);
+    compute.duration_s = compute_ms[parity][i] * 1e-3;
+    compute.step = 0;
+    if (previous >= 0) compute.deps.push_back({0, previous});
+    p.tasks.push_back(compute);
+    Task allreduce;
+    allreduce.kind = TaskKind::collective;
+    allreduce.name = "allreduce" + std::to_string(i);
+    allreduce.communicator = parity;
+    allreduce.bytes = allreduce_mb[parity][i] * 1e6;
+    allreduce.stream = 1;
+    allreduce.step = 0;
+    allreduce.deps.push_back({0, static_cast<int>(p.tasks.size()) - 1});
+    p.tasks.push_back(allreduce);
+    previous = static_cast<int>(p.tasks.size()) - 1;
+  }
+  return p;
+}
+
+ExecutionGraph two_classes_sharing_nics() {
+  ExecutionGraph graph;
+  graph.programs = {program(0), program(1)};
+  std::vector<int> even, odd;
+  for (int r = 0; r < kRanks; ++r) {
+    graph.program_of_rank.push_back(r % 2);
+    (r % 2 ? odd : even).push_back(r);
+  }
+  graph.communicators = {{0, "even", {even}}, {1, "odd", {odd}}};
+  return graph;
+}
+
+// Every collective's end, class by class, then the makespan.
+std::vector<double> collective_ends(bool reuse, ReplayResult* out = nullptr) {
+  ReplayOptions options;
+  options.reuse_isolated_collectives = reuse;
+  ReplayResult result = replay(two_classes_sharing_nics(), load_platform("dgx1-v100"), options);
+  std::vector<double> ends;
+  for (const auto& timeline : result.timeline.classes)
+    for (const auto& event : timeline.events)
+      if (event.category == EventCategory::communication) ends.push_back(event.end_s);
+  ends.push_back(result.makespan_s);
+  if (out) *out = std::move(result);
+  return ends;
+}
+
+TEST(ClosedFormHandOver, CollectivesEndAsWithEveryFlowInSimGrid) {
+  const std::vector<double> reference = testing::in_child_process_values([] { return collective_ends(false); });
+  ReplayResult result;
+  const std::vector<double> ends = collective_ends(true, &result);
+  ASSERT_EQ(ends.size(), reference.size());
+  for (size_t i = 0; i < ends.size(); ++i) EXPECT_NEAR(ends[i], reference[i], reference.back() * 1e-7) << "end " << i;
+  // All three ways were taken: collectives that stayed in closed form, ones handed over
+  // mid-way, and ones that started while another held their links (as flows from the start).
+  EXPECT_GT(result.collectives_reused, 0);
+  EXPECT_GT(result.collectives_handed_over, 0);
+  EXPECT_LT(result.collectives_reused + result.collectives_handed_over, 6);
+}
+
+}  // namespace
+}  // namespace scalecast
