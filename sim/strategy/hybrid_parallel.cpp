@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 #include "sim/core/input_error.h"
 #include "sim/cost/compute_cost.h"
@@ -307,6 +308,8 @@ ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int
   if (gpus < m || gpus % m != 0)
     throw RequestError("gpus",
                      std::to_string(gpus) + " GPUs cannot be split into workers of " + std::to_string(m) + " GPUs");
+  if (plan.placement.task_order.size() != static_cast<size_t>(m))  // a caller's bug, not the user's input
+    throw std::logic_error("lower_hybrid: the worker plan is not placed (place_worker, then adopt_placement)");
   const int workers = gpus / m;
   ExecutionGraph graph = hybrid_graph_frame(model, m, gpus);
   const TaskSlots slots = add_compute_tasks(model, plan, workers, graph);
