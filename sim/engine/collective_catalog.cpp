@@ -19,6 +19,36 @@ namespace scalecast {
 
 namespace sg = simgrid::s4u;
 
+namespace {
+
+// The links a closed-form solve sees, numbered as first met, with their capacities; each rank
+// pair's route looked up once. Node-based: references to routes stay valid as more are added.
+class SolverRoutes {
+ public:
+  explicit SolverRoutes(const ClusterTopology& topology) : topology_(topology) {}
+
+  const std::vector<int>& route(int from, int to) {
+    const auto key = static_cast<std::uint64_t>(static_cast<std::uint32_t>(from)) << 32 | static_cast<std::uint32_t>(to);
+    auto [it, added] = routes_.try_emplace(key);
+    if (added)
+      for (const sg::Link* link : topology_.route(from, to)) {
+        auto [entry, fresh] = link_index_.try_emplace(link, static_cast<int>(capacity_Bps_.size()));
+        if (fresh) capacity_Bps_.push_back(link->get_bandwidth());
+        it->second.push_back(entry->second);
+      }
+    return it->second;
+  }
+  const std::vector<double>& capacity_Bps() const { return capacity_Bps_; }
+
+ private:
+  const ClusterTopology& topology_;
+  std::unordered_map<const sg::Link*, int> link_index_;
+  std::vector<double> capacity_Bps_;
+  std::unordered_map<std::uint64_t, std::vector<int>> routes_;
+};
+
+}  // namespace
+
 CollectiveCatalog::CollectiveCatalog(const ClusterTopology& topology, const ClusterLayout& layout, CollectiveChoice fixed,
                                      CollectiveFidelity fidelity, std::vector<int> node_programs, bool fold_network)
     : topology_(topology),
@@ -149,20 +179,11 @@ const std::vector<PreparedPhase>& CollectiveCatalog::host_phases(PreparedCollect
 
 std::vector<HostFlow> CollectiveCatalog::flows_left(PreparedCollective& prepared, double scale, double elapsed_s) {
   const PreparedPhase& phase = host_phases(prepared).front();
-  std::unordered_map<const sg::Link*, int> link_index;
-  std::vector<double> capacity_Bps;
+  SolverRoutes routes(topology_);
   std::vector<SolverFlow> flows;
-  for (const Flow& flow : phase.rank_flows) {
-    SolverFlow solver_flow{{}, flow.bytes};
-    for (const sg::Link* link : topology_.route(flow.source_rank, flow.destination_rank)) {
-      auto [entry, fresh] = link_index.try_emplace(link, static_cast<int>(capacity_Bps.size()));
-      if (fresh) capacity_Bps.push_back(link->get_bandwidth());
-      solver_flow.links.push_back(entry->second);
-    }
-    flows.push_back(std::move(solver_flow));
-  }
+  for (const Flow& flow : phase.rank_flows) flows.push_back({routes.route(flow.source_rank, flow.destination_rank), flow.bytes});
   // Rates do not depend on sizes: at `scale` x the bytes, time runs `scale` x slower.
-  const std::vector<double> left = remaining_bytes_after(flows, capacity_Bps, elapsed_s / scale);
+  const std::vector<double> left = remaining_bytes_after(flows, routes.capacity_Bps(), elapsed_s / scale);
   std::vector<HostFlow> out;
   for (size_t f = 0; f < left.size(); ++f)
     if (left[f] > 0) out.push_back({phase.flows[f].source, phase.flows[f].destination, left[f] * scale});
@@ -188,21 +209,7 @@ double CollectiveCatalog::phase_alone_s(PreparedCollective& prepared, const std:
 // The plans' transfer on an idle network, phase after phase, as SimGrid would share it.
 double CollectiveCatalog::alone_transfer_s(PreparedCollective& prepared) {
   if (prepared.alone_transfer_s) return *prepared.alone_transfer_s;
-  std::unordered_map<const sg::Link*, int> link_index;
-  std::vector<double> capacity_Bps;
-  // Node-based: references to the routes stay valid while more are added.
-  std::unordered_map<std::uint64_t, std::vector<int>> routes;
-  auto route_of = [&](int from, int to) -> const std::vector<int>& {
-    const auto key = static_cast<std::uint64_t>(static_cast<std::uint32_t>(from)) << 32 | static_cast<std::uint32_t>(to);
-    auto [it, added] = routes.try_emplace(key);
-    if (added)
-      for (const sg::Link* link : topology_.route(from, to)) {
-        auto [entry, fresh] = link_index.try_emplace(link, static_cast<int>(capacity_Bps.size()));
-        if (fresh) capacity_Bps.push_back(link->get_bandwidth());
-        it->second.push_back(entry->second);
-      }
-    return it->second;
-  };
+  SolverRoutes routes(topology_);
   size_t phases = 0;
   for (const auto& plan : prepared.plans) phases = std::max(phases, plan.phases.size());
   double total_s = 0;
@@ -211,8 +218,8 @@ double CollectiveCatalog::alone_transfer_s(PreparedCollective& prepared) {
     for (const auto& plan : prepared.plans)
       if (i < plan.phases.size())
         for (const Flow& f : plan.phases[i].flows)
-          flows.push_back({f.source_rank, f.destination_rank, f.bytes, &route_of(f.source_rank, f.destination_rank)});
-    total_s += phase_alone_s(prepared, flows, capacity_Bps);
+          flows.push_back({f.source_rank, f.destination_rank, f.bytes, &routes.route(f.source_rank, f.destination_rank)});
+    total_s += phase_alone_s(prepared, flows, routes.capacity_Bps());
   }
   prepared.alone_transfer_s = total_s;
   return total_s;

@@ -17,6 +17,13 @@ std::vector<LinkOccupancy::Id> LinkOccupancy::holders(const Links& links) const 
   return ids;
 }
 
+bool LinkOccupancy::any_held(const Links& links) const {
+  if (held_.empty()) return false;
+  for (const auto* link : links)
+    if (holders_of_link_.count(link)) return true;
+  return false;
+}
+
 LinkOccupancy::Id LinkOccupancy::add(const Links& links) {
   const Id id = next_id_++;
   for (const auto* link : links) holders_of_link_[link].push_back(id);

@@ -23,6 +23,8 @@ class LinkOccupancy {
   // The transfers in flight that hold at least one of `links`, each once, in the order they
   // were added.
   std::vector<Id> holders(const Links& links) const;
+  // Whether any transfer in flight holds one of `links` (holders(links) is not empty).
+  bool any_held(const Links& links) const;
   // A transfer now holds `links` (each listed once) until remove(id).
   Id add(const Links& links);
   void remove(Id id);

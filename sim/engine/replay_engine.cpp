@@ -77,7 +77,6 @@ struct PendingInstance {
 struct ClosedFormFlight {
   LinkOccupancy::Id id = 0;
   PreparedCollective* prepared = nullptr;
-  double start_s = 0;
   double scale = 0;        // its flows' bytes over the reference flows' (size, wire and GPU sharing)
   double flows_end_s = 0;
   double min_transfer_s = 0, latency_s = 0;
@@ -109,13 +108,14 @@ class Replay {
   void arrive_point_to_point(int k, int task);
   void start_runner(ResolvedCollective resolved, std::vector<std::pair<int, int>> waiters, CollectiveRecord record);
   void start_flow_runner(const std::vector<PreparedPhase>* phases, std::vector<PreparedPhase> owned,
-                         LinkOccupancy::Links links, double flow_scale, double min_transfer_s, double latency_s,
+                         const LinkOccupancy::Links& links, double flow_scale, double min_transfer_s, double latency_s,
                          std::vector<std::pair<int, int>> waiters, CollectiveRecord record, NcclFootprint footprint);
   void start_closed_form_runner(const ResolvedCollective& resolved, double stretch,
                                 std::vector<std::pair<int, int>> waiters, CollectiveRecord record, NcclFootprint footprint);
   // Hands every collective timed in closed form that holds one of `links` over to SimGrid.
   void hand_over_closed_forms(const LinkOccupancy::Links& links);
   void finish_closed_form(ClosedFormFlight& flight);
+  void wait_out_cap_and_latency(CollectiveRecord& record, double min_transfer_s, double latency_s);
   void count_closed_form(const PreparedCollective& prepared);
   void start_timed_runner(double duration_s, std::vector<std::pair<int, int>> waiters, CollectiveRecord record,
                           NcclFootprint footprint);
@@ -239,7 +239,7 @@ void Replay::start_runner(ResolvedCollective resolved, std::vector<std::pair<int
     return;
   }
   const std::vector<PreparedPhase>& phases = catalog_->host_phases(*resolved.prepared);
-  if (options_.reuse_isolated_collectives && phases.size() == 1 && occupancy_.holders(resolved.prepared->links).empty()) {
+  if (options_.reuse_isolated_collectives && phases.size() == 1 && !occupancy_.any_held(resolved.prepared->links)) {
     start_closed_form_runner(resolved, stretch, std::move(waiters), record, footprint);
     return;
   }
@@ -263,7 +263,7 @@ void Replay::hand_over_closed_forms(const LinkOccupancy::Links& links) {
     std::shared_ptr<ClosedFormFlight> flight = it->second;
     flight->handed_over = true;
     ++result_.collectives_handed_over;
-    std::vector<HostFlow> flows_left = catalog_->flows_left(*flight->prepared, flight->scale, now - flight->start_s);
+    std::vector<HostFlow> flows_left = catalog_->flows_left(*flight->prepared, flight->scale, now - flight->record.start_s);
     flight->record.flows = static_cast<long>(flows_left.size());
     sg::Actor::create("collective", topology_->gpu_host(0), [this, flight, flows_left = std::move(flows_left)]() {
       ports_.run(flows_left);
@@ -282,7 +282,6 @@ void Replay::start_closed_form_runner(const ResolvedCollective& resolved, double
   share_gpus(waiters, footprint, true);
   auto flight = std::make_shared<ClosedFormFlight>();
   flight->prepared = resolved.prepared;
-  flight->start_s = record.start_s;
   flight->scale = resolved.flow_scale * stretch;
   flight->flows_end_s = record.start_s + catalog_->alone_transfer_s(*resolved.prepared) * flight->scale;
   flight->min_transfer_s = resolved.min_transfer_s * stretch;
@@ -305,11 +304,17 @@ void Replay::start_closed_form_runner(const ResolvedCollective& resolved, double
 void Replay::finish_closed_form(ClosedFormFlight& flight) {
   occupancy_.remove(flight.id);
   closed_form_.erase(flight.id);
-  const double transfer_s = sg::Engine::get_clock() - flight.record.start_s;
-  const double wait_s = std::max(0.0, flight.min_transfer_s - transfer_s) + flight.latency_s;
-  if (wait_s > 0) sg::this_actor::sleep_for(wait_s);
-  flight.record.end_s = sg::Engine::get_clock();
+  wait_out_cap_and_latency(flight.record, flight.min_transfer_s, flight.latency_s);
   finish_runner(flight.waiters, flight.record, flight.footprint);
+}
+
+// After a transfer's flows have arrived: no faster than the protocol's cap, then the
+// collective's latency; the record ends there.
+void Replay::wait_out_cap_and_latency(CollectiveRecord& record, double min_transfer_s, double latency_s) {
+  const double transfer_s = sg::Engine::get_clock() - record.start_s;
+  const double wait_s = std::max(0.0, min_transfer_s - transfer_s) + latency_s;
+  if (wait_s > 0) sg::this_actor::sleep_for(wait_s);
+  record.end_s = sg::Engine::get_clock();
 }
 
 void Replay::start_timed_runner(double duration_s, std::vector<std::pair<int, int>> waiters, CollectiveRecord record,
@@ -328,7 +333,7 @@ void Replay::start_timed_runner(double duration_s, std::vector<std::pair<int, in
 // The phases' flows on the network (scaled to the instance's wire bytes), no faster than the
 // protocol's cap, then the collective's latency.
 void Replay::start_flow_runner(const std::vector<PreparedPhase>* phases, std::vector<PreparedPhase> owned,
-                               LinkOccupancy::Links links, double flow_scale, double min_transfer_s, double latency_s,
+                               const LinkOccupancy::Links& links, double flow_scale, double min_transfer_s, double latency_s,
                                std::vector<std::pair<int, int>> waiters, CollectiveRecord record,
                                NcclFootprint footprint) {
   ++active_runners_;
@@ -349,10 +354,7 @@ void Replay::start_flow_runner(const std::vector<PreparedPhase>* phases, std::ve
                       }
                       occupancy_.remove(id);
                       record.flows = flows;
-                      const double transfer_s = sg::Engine::get_clock() - record.start_s;
-                      const double wait_s = std::max(0.0, min_transfer_s - transfer_s) + latency_s;
-                      if (wait_s > 0) sg::this_actor::sleep_for(wait_s);
-                      record.end_s = sg::Engine::get_clock();
+                      wait_out_cap_and_latency(record, min_transfer_s, latency_s);
                       finish_runner(waiters, record, footprint);
                     });
 }
@@ -427,11 +429,11 @@ void Replay::arrive_point_to_point(int k, int task_index) {
   auto waiters = std::move(arrivals);
   pending_p2p_.erase(key);
   // One channel; its memory traffic at the route's narrowest link, the rate it moves at alone.
+  const auto route = topology_->route(source, destination);
   double narrowest_Bps = 0;
-  for (const sg::Link* link : topology_->route(source, destination))
+  for (const sg::Link* link : route)
     narrowest_Bps = narrowest_Bps > 0 ? std::min(narrowest_Bps, link->get_bandwidth()) : link->get_bandwidth();
   const NcclFootprint footprint = nccl_footprint(1, narrowest_Bps, 1);
-  const auto route = topology_->route(source, destination);
   start_flow_runner(nullptr, {std::move(phase)}, LinkOccupancy::Links(route.begin(), route.end()), 1, 0, latency_s,
                     std::move(waiters), record, footprint);
 }

@@ -21,6 +21,7 @@ TEST(LinkOccupancy, HoldersAreTheTransfersSharingALinkEachOnceInOrder) {
   EXPECT_EQ(occupancy.holders({link(0)}), (std::vector<LinkOccupancy::Id>{a}));
   EXPECT_EQ(occupancy.holders({link(2), link(1), link(0)}), (std::vector<LinkOccupancy::Id>{a, b}));
   EXPECT_EQ(occupancy.holders({link(2)}), (std::vector<LinkOccupancy::Id>{b}));
+  EXPECT_TRUE(occupancy.any_held({link(2)}));
 }
 
 TEST(LinkOccupancy, RemovingATransferFreesOnlyItsLinks) {
@@ -29,12 +30,15 @@ TEST(LinkOccupancy, RemovingATransferFreesOnlyItsLinks) {
   const auto b = occupancy.add({link(1)});
   occupancy.remove(a);
   EXPECT_TRUE(occupancy.holders({link(0)}).empty());
+  EXPECT_FALSE(occupancy.any_held({link(0)}));
+  EXPECT_TRUE(occupancy.any_held({link(0), link(1)}));
   EXPECT_EQ(occupancy.holders({link(0), link(1)}), (std::vector<LinkOccupancy::Id>{b}));
   EXPECT_FALSE(occupancy.empty());
   occupancy.remove(b);
   occupancy.remove(b);  // twice: no effect
   EXPECT_TRUE(occupancy.empty());
   EXPECT_TRUE(occupancy.holders({link(0), link(1), link(2)}).empty());
+  EXPECT_FALSE(occupancy.any_held({link(0), link(1), link(2)}));
 }
 
 }  // namespace
