@@ -3,44 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <queue>
+
+#include "sim/engine/max_min_rates.h"
 
 namespace scalecast {
 
 namespace {
-
-// Max-min fair rates of the active flows by progressive filling: repeatedly saturate the link
-// that offers the least per unfrozen flow, freeze its flows at that share, and charge it to
-// every link they cross.
-void max_min_rates(const std::vector<SolverFlow>& flows, const std::vector<char>& active,
-                   const std::vector<std::vector<int>>& flows_on_link, const std::vector<double>& capacity_Bps,
-                   std::vector<double>& rate) {
-  const size_t links = capacity_Bps.size();
-  std::vector<double> left(capacity_Bps);
-  std::vector<int> unfrozen(links, 0);
-  for (size_t l = 0; l < links; ++l)
-    for (int f : flows_on_link[l]) unfrozen[l] += active[f] ? 1 : 0;
-  using Entry = std::pair<double, int>;  // (share per flow, link)
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
-  for (size_t l = 0; l < links; ++l)
-    if (unfrozen[l] > 0) heap.emplace(left[l] / unfrozen[l], static_cast<int>(l));
-  std::vector<char> frozen(flows.size(), 0);
-  while (!heap.empty()) {
-    auto [share, l] = heap.top();
-    heap.pop();
-    if (unfrozen[l] == 0 || share != left[l] / unfrozen[l]) continue;  // stale entry
-    share = std::max(0.0, share);
-    for (int f : flows_on_link[l]) {
-      if (!active[f] || frozen[f]) continue;
-      frozen[f] = 1;
-      rate[f] = share;
-      for (int m : flows[f].links) {
-        left[m] -= share;
-        if (--unfrozen[m] > 0 && m != l) heap.emplace(left[m] / unfrozen[m], m);
-      }
-    }
-  }
-}
 
 // Progressive filling from the start until every flow has arrived or `stop_s` has passed;
 // `remaining` ends as each flow's bytes still to move. Returns the time reached: the last
@@ -61,7 +29,8 @@ double advance(const std::vector<SolverFlow>& flows, const std::vector<double>& 
   std::vector<double> rate(flows.size(), 0);
   double now_s = 0;
   while (active_count > 0) {
-    max_min_rates(flows, active, flows_on_link, capacity_Bps, rate);
+    max_min_rates([&](int f) -> const std::vector<int>& { return flows[f].links; }, active, flows_on_link, capacity_Bps,
+                  rate);
     double step_s = std::numeric_limits<double>::infinity();
     for (size_t f = 0; f < flows.size(); ++f)
       if (active[f] && rate[f] > 0) step_s = std::min(step_s, remaining[f] / rate[f]);

@@ -24,6 +24,7 @@
 #include "sim/core/input_error.h"
 #include "sim/engine/collective_catalog.h"
 #include "sim/engine/flow_ports.h"
+#include "sim/engine/fluid_network.h"
 #include "sim/engine/gpu_sharing.h"
 #include "sim/engine/link_occupancy.h"
 #include "sim/engine/rank_classes.h"
@@ -112,9 +113,12 @@ class Replay {
                          std::vector<std::pair<int, int>> waiters, CollectiveRecord record, NcclFootprint footprint);
   void start_closed_form_runner(const ResolvedCollective& resolved, double stretch,
                                 std::vector<std::pair<int, int>> waiters, CollectiveRecord record, NcclFootprint footprint);
-  // Hands every collective timed in closed form that holds one of `links` over to SimGrid.
+  // Hands every collective timed in closed form that holds one of `links` over to the network.
   void hand_over_closed_forms(const LinkOccupancy::Links& links);
   void finish_closed_form(ClosedFormFlight& flight);
+  // Runs a batch of flows on the network (the fluid solver, or SimGrid comms for validation)
+  // and returns when the last has arrived. Called from an actor.
+  void run_flows(const std::vector<HostFlow>& flows);
   void wait_out_cap_and_latency(CollectiveRecord& record, double min_transfer_s, double latency_s);
   void count_closed_form(const PreparedCollective& prepared);
   void start_timed_runner(double duration_s, std::vector<std::pair<int, int>> waiters, CollectiveRecord record,
@@ -146,6 +150,7 @@ class Replay {
   std::map<std::tuple<int, int, int, int>, std::vector<std::pair<int, int>>> pending_p2p_;  // (src, dst, tag, seq)
   std::map<std::tuple<int, int, int, int>, int> p2p_sequence_;  // (src, dst, tag, is_recv) -> count
   FlowPorts ports_;
+  FluidNetwork fluid_;
   std::unique_ptr<CollectiveCatalog> catalog_;
   // When no two collectives can ever be in flight together (see collectives_never_overlap),
   // each runs alone on the network and is timed in closed form.
@@ -266,7 +271,7 @@ void Replay::hand_over_closed_forms(const LinkOccupancy::Links& links) {
     std::vector<HostFlow> flows_left = catalog_->flows_left(*flight->prepared, flight->scale, now - flight->record.start_s);
     flight->record.flows = static_cast<long>(flows_left.size());
     sg::Actor::create("collective", topology_->gpu_host(0), [this, flight, flows_left = std::move(flows_left)]() {
-      ports_.run(flows_left);
+      run_flows(flows_left);
       finish_closed_form(*flight);
     });
   }
@@ -306,6 +311,13 @@ void Replay::finish_closed_form(ClosedFormFlight& flight) {
   closed_form_.erase(flight.id);
   wait_out_cap_and_latency(flight.record, flight.min_transfer_s, flight.latency_s);
   finish_runner(flight.waiters, flight.record, flight.footprint);
+}
+
+void Replay::run_flows(const std::vector<HostFlow>& flows) {
+  if (options_.flows_in_simgrid)
+    ports_.run(flows);
+  else
+    fluid_.run(flows);
 }
 
 // After a transfer's flows have arrived: no faster than the protocol's cap, then the
@@ -349,7 +361,7 @@ void Replay::start_flow_runner(const std::vector<PreparedPhase>* phases, std::ve
                       for (const PreparedPhase& phase : run) {
                         std::vector<HostFlow> scaled = phase.flows;
                         for (HostFlow& flow : scaled) flow.bytes *= flow_scale;
-                        ports_.run(scaled);
+                        run_flows(scaled);
                         flows += static_cast<long>(scaled.size());
                       }
                       occupancy_.remove(id);

@@ -42,6 +42,10 @@ struct ReplayOptions {
   // traffic and the blocks see identical traffic (network_symmetry.h): the same times from a
   // fraction of the flows. Off only for validation.
   bool fold_network_symmetry = true;
+  // Run the flows of collectives that share links (and of point-to-point transfers) as SimGrid
+  // comms instead of in the engine's fluid solver (fluid_network.h), which gives SimGrid's
+  // max-min rates without an actor and comm per flow. On only for validation.
+  bool flows_in_simgrid = false;
   // How much longer than alone every GPU task takes because the job advances at the pace of
   // its slowest rank: the expected relative delay of the slowest of the job's ranks
   // (sim/cost/compute_variability.h). 0: every rank takes its expected time. Host tasks keep

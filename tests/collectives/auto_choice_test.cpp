@@ -22,6 +22,7 @@ std::vector<double> simulated_s(const PlatformSpec& platform, int gpus, Collecti
     options.algorithm = choice.algorithm;
     options.protocol = choice.protocol;
     options.reuse_isolated_collectives = false;
+    options.flows_in_simgrid = true;
     const ReplayResult result = replay(collective_sweep_graph(CollectiveOp::allreduce, gpus, kSizes), platform, options);
     std::vector<double> times;
     for (const CollectiveRecord& r : result.collectives) times.push_back(r.end_s - r.start_s);

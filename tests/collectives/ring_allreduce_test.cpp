@@ -28,6 +28,7 @@ double simulate_ring(int n, CollectiveFidelity fidelity) {
   options.algorithm = CollectiveAlgorithm::ring;
   options.protocol = CollectiveProtocol::simple;
   options.reuse_isolated_collectives = false;  // SimGrid's flows, against the closed form
+  options.flows_in_simgrid = true;
   options.fidelity = fidelity;
   auto result = replay(collective_sweep_graph(CollectiveOp::allreduce, n, {kBytes}), testing::uniform_ring(n, kBandwidth_Bps, kLatency_s), options);
   EXPECT_EQ(result.collectives.size(), 1u);

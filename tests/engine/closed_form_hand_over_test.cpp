@@ -1,9 +1,10 @@
 // A collective whose links no other transfer holds is timed in closed form; when another
-// transfer reaches its links mid-way, what is left of its flows goes to SimGrid
-// (link_occupancy.h, ReplayOptions::reuse_isolated_collectives). Either way every collective
-// must end when it ends with all flows in SimGrid: here two rank classes on two DGX-1 nodes
-// (the even GPUs and the odd ones, each with a communicator of its own) allreduce over NICs
-// they share, one starting while the other's flows move, others alone.
+// transfer reaches its links mid-way, what is left of its flows goes to the network, the
+// engine's fluid solver (link_occupancy.h, fluid_network.h, ReplayOptions::
+// reuse_isolated_collectives). Either way, and with every flow in the fluid solver, every
+// collective must end when it ends with all flows as SimGrid comms: here two rank classes on
+// two DGX-1 nodes (the even GPUs and the odd ones, each with a communicator of its own)
+// allreduce over NICs they share, one starting while the other's flows move, others alone.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -61,9 +62,10 @@ ExecutionGraph two_classes_sharing_nics() {
 }
 
 // Every collective's end, class by class, then the makespan.
-std::vector<double> collective_ends(bool reuse, ReplayResult* out = nullptr) {
+std::vector<double> collective_ends(bool reuse, bool flows_in_simgrid, ReplayResult* out = nullptr) {
   ReplayOptions options;
   options.reuse_isolated_collectives = reuse;
+  options.flows_in_simgrid = flows_in_simgrid;
   ReplayResult result = replay(two_classes_sharing_nics(), load_platform("dgx1-v100"), options);
   std::vector<double> ends;
   for (const auto& timeline : result.timeline.classes)
@@ -75,9 +77,9 @@ std::vector<double> collective_ends(bool reuse, ReplayResult* out = nullptr) {
 }
 
 TEST(ClosedFormHandOver, CollectivesEndAsWithEveryFlowInSimGrid) {
-  const std::vector<double> reference = testing::in_child_process_values([] { return collective_ends(false); });
+  const std::vector<double> reference = testing::in_child_process_values([] { return collective_ends(false, true); });
   ReplayResult result;
-  const std::vector<double> ends = collective_ends(true, &result);
+  const std::vector<double> ends = collective_ends(true, false, &result);
   ASSERT_EQ(ends.size(), reference.size());
   for (size_t i = 0; i < ends.size(); ++i) EXPECT_NEAR(ends[i], reference[i], reference.back() * 1e-7) << "end " << i;
   // All three ways were taken: collectives that stayed in closed form, ones handed over
@@ -87,11 +89,21 @@ TEST(ClosedFormHandOver, CollectivesEndAsWithEveryFlowInSimGrid) {
   EXPECT_LT(result.collectives_reused + result.collectives_handed_over, 6);
 }
 
+TEST(ClosedFormHandOver, EveryFlowInTheFluidSolverAsInSimGrid) {
+  const std::vector<double> reference = testing::in_child_process_values([] { return collective_ends(false, true); });
+  ReplayResult result;
+  const std::vector<double> ends = collective_ends(false, false, &result);
+  ASSERT_EQ(ends.size(), reference.size());
+  for (size_t i = 0; i < ends.size(); ++i) EXPECT_NEAR(ends[i], reference[i], reference.back() * 1e-7) << "end " << i;
+  EXPECT_EQ(result.collectives_reused, 0);
+}
+
 // A whole step through the scenario's path: its step time, then every transfer's end in
 // time order (perturbing each end by at most e moves each sorted one by at most e).
 std::vector<double> step_ends(Scenario scenario, const std::string& strategy, int gpus, bool reuse,
                               ReplayResult* out = nullptr) {
   scenario.replay.reuse_isolated_collectives = reuse;
+  scenario.replay.flows_in_simgrid = !reuse;  // the reference: every flow a SimGrid comm
   const StrategySpec spec = parse_strategy_spec(strategy);
   add_strategy(scenario, spec, {});
   place_strategy(scenario, spec);

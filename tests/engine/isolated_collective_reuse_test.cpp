@@ -45,6 +45,7 @@ ExecutionGraph bucketed_step() {
 double step_s(bool reuse, int* reused = nullptr) {
   ReplayOptions options;
   options.reuse_isolated_collectives = reuse;
+  options.flows_in_simgrid = !reuse;
   const ReplayResult result = replay(bucketed_step(), load_platform("dgx-a100"), options);
   if (reused) *reused = result.collectives_reused;
   return result.makespan_s;

@@ -33,6 +33,7 @@ std::vector<double> replay_in_child(const ExecutionGraph& graph, const PlatformS
   return testing::in_child_process_values([&] {
     options.per_rank = !folded;
     options.reuse_isolated_collectives = folded;
+    options.flows_in_simgrid = !folded;
     options.fold_symmetric_nodes = folded;
     options.fold_network_symmetry = folded && options.fold_network_symmetry;  // a caller may keep it off
     const ReplayResult result = replay(graph, platform, options);
