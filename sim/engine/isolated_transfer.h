@@ -20,8 +20,8 @@ double isolated_transfer_s(const std::vector<SolverFlow>& flows, const std::vect
 
 // The bytes each flow still has to move `elapsed_s` after they all started together on an
 // otherwise idle network (the same sharing, stopped there; 0 for a flow that has arrived).
-// The engine uses it to hand a collective timed alone over to SimGrid when another transfer
-// reaches its links mid-way (replay_engine.cpp).
+// The engine uses it to hand a collective timed alone over to the flow solver
+// (fluid_network.h) when another transfer reaches its links mid-way (replay_engine.cpp).
 std::vector<double> remaining_bytes_after(const std::vector<SolverFlow>& flows, const std::vector<double>& capacity_Bps,
                                           double elapsed_s);
 

@@ -1,8 +1,8 @@
 // Which transfers in flight hold which links. A collective whose links no other transfer
 // holds when it starts has max-min rates that depend on its own flows only, so the engine
-// times it in closed form (isolated_transfer.h) instead of running its flows in SimGrid; when
-// a later transfer reaches one of its links while its flows still move, the engine hands what
-// is left of them to SimGrid (replay_engine.cpp). Invariant: two collectives timed in closed
+// times it in closed form (isolated_transfer.h) instead of running its flows on the network;
+// when a later transfer reaches one of its links while its flows still move, the engine hands
+// what is left of them to the flow solver (fluid_network.h, replay_engine.cpp). Invariant: two collectives timed in closed
 // form at the same time never share a link.
 #pragma once
 

@@ -69,9 +69,9 @@ struct PendingInstance {
 
 // A one-phase collective timed in closed form because no other transfer held its links when
 // it started (link_occupancy.h). Its flows arrive at flows_end_s unless another transfer
-// reaches its links first: then what is left of them is handed to SimGrid, and from there on
-// it runs as if its flows had been there from the start (alone on its links, SimGrid's
-// max-min rates are the closed form's).
+// reaches its links first: then what is left of them is handed to the flow solver
+// (fluid_network.h), and from there on it runs as if its flows had been there from the start
+// (alone on its links, the max-min rates are the closed form's).
 // No mutex or condition variable: the runner sleeps to flows_end_s; a hand-over starts the
 // actor that runs the rest, and the sleeper, waking, leaves the collective to it. Sharing only
 // slows flows, so the rest never ends before flows_end_s.

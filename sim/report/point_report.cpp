@@ -29,7 +29,7 @@ std::string folding_summary(const ReplayResult& result, int gpus) {
               : "") +
          (result.collectives_handed_over > 0
               ? ", " + std::to_string(result.collectives_handed_over) +
-                    " started so and handed to SimGrid when another transfer reached their links"
+                    " started so and handed to the flow solver when another transfer reached their links"
               : "") +
          ", " + std::to_string(result.collectives_folded) + " run on one node for all";
 }

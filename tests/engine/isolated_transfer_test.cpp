@@ -1,5 +1,5 @@
 // The closed-form transfer (isolated_transfer.h): max-min sharing re-solved as flows finish,
-// and the bytes left at a given moment, which the engine hands to SimGrid when another
+// and the bytes left at a given moment, which the engine hands to the flow solver when another
 // transfer reaches a collective's links mid-way. Handing over must not change when the flows
 // arrive: the bytes left at t, run as a fresh batch, take exactly the rest of the time.
 #include "sim/engine/isolated_transfer.h"
