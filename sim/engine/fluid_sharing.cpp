@@ -29,14 +29,22 @@ FluidSharing::BatchId FluidSharing::start(double now_s, const std::vector<Flow>&
   advance_to(now_s);
   const BatchId id = next_batch_++;
   long started = 0;
+  std::map<std::pair<const std::vector<int>*, double>, int> slot_of;  // this batch's (route, bytes)
   for (const Flow& flow : flows) {
     if (!flow.route || flow.route->empty() || flow.bytes <= 0) continue;
-    const int f = static_cast<int>(active_.size());
+    auto [it, added] = slot_of.try_emplace({flow.route, flow.bytes}, static_cast<int>(active_.size()));
+    ++live_flows_;
+    if (!added) {
+      ++weight_[it->second];
+      continue;
+    }
+    const int f = it->second;
     route_.push_back(flow.route);
     remaining_bytes_.push_back(flow.bytes);
     rate_Bps_.push_back(0);
     tolerance_bytes_.push_back(flow.bytes * 1e-9);
     batch_of_.push_back(id);
+    weight_.push_back(1);
     active_.push_back(1);
     for (int l : *flow.route) flows_on_link_.at(l).push_back(f);
     ++started;
@@ -76,8 +84,8 @@ void FluidSharing::settle() {
 }
 
 void FluidSharing::solve_rates() {
-  max_min_rates([this](int f) -> const std::vector<int>& { return *route_[f]; }, active_, flows_on_link_, capacity_Bps_,
-                rate_Bps_);
+  max_min_rates([this](int f) -> const std::vector<int>& { return *route_[f]; }, [this](int f) { return weight_[f]; },
+                active_, flows_on_link_, capacity_Bps_, rate_Bps_);
   rates_stale_ = false;
 }
 
@@ -96,6 +104,7 @@ void FluidSharing::arrive(int flow) {
   active_[flow] = 0;
   remaining_bytes_[flow] = 0;
   --live_;
+  live_flows_ -= weight_[flow];
   rates_stale_ = true;
   auto it = flows_left_.find(batch_of_[flow]);
   if (--it->second == 0) {
@@ -114,12 +123,14 @@ void FluidSharing::compact() {
     rate_Bps_[kept] = rate_Bps_[f];
     tolerance_bytes_[kept] = tolerance_bytes_[f];
     batch_of_[kept] = batch_of_[f];
+    weight_[kept] = weight_[f];
     active_[kept] = 1;
     ++kept;
   }
   for (auto* column : {&remaining_bytes_, &rate_Bps_, &tolerance_bytes_}) column->resize(kept);
   route_.resize(kept);
   batch_of_.resize(kept);
+  weight_.resize(kept);
   active_.resize(kept);
   for (auto& flows : flows_on_link_) flows.clear();
   for (size_t f = 0; f < kept; ++f)

@@ -3,13 +3,16 @@
 // at every moment the flows in flight have their max-min fair rates (max_min_rates.h),
 // re-solved whenever a flow starts or arrives. The engine runs overlapping collectives here
 // instead of as SimGrid comms (fluid_network.h): the same rates, without an actor and a
-// mailbox comm per flow. No SimGrid in this file: the caller gives the time.
+// mailbox comm per flow. Flows of a batch with the same route and bytes (a ring's channels
+// between two GPUs) move alike, so they share one slot that counts for all of them.
+// No SimGrid in this file: the caller gives the time.
 //
 // Invariants: time only moves forward; after every call each flow in flight arrives more than
 // kMergeS from now at the current rates (flows due sooner count as arrived), so
 // next_arrival_s() always lies in the future.
 #pragma once
 
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -41,7 +44,7 @@ class FluidSharing {
   // none can move: a link of no capacity).
   double next_arrival_s();
   double now_s() const { return now_s_; }
-  long flows_in_flight() const { return live_; }
+  long flows_in_flight() const { return live_flows_; }
 
  private:
   void settle();
@@ -58,9 +61,11 @@ class FluidSharing {
   std::vector<double> rate_Bps_;
   std::vector<double> tolerance_bytes_;  // rounding allowance: 1e-9 of the flow's bytes
   std::vector<BatchId> batch_of_;
+  std::vector<int> weight_;  // how many identical flows the slot stands for
   std::vector<char> active_;
   std::vector<std::vector<int>> flows_on_link_;
-  long live_ = 0;
+  long live_ = 0;        // slots in flight
+  long live_flows_ = 0;  // flows in flight (their weights)
   bool rates_stale_ = false;
   BatchId next_batch_ = 0;
   std::unordered_map<BatchId, long> flows_left_;

@@ -29,8 +29,8 @@ double advance(const std::vector<SolverFlow>& flows, const std::vector<double>& 
   std::vector<double> rate(flows.size(), 0);
   double now_s = 0;
   while (active_count > 0) {
-    max_min_rates([&](int f) -> const std::vector<int>& { return flows[f].links; }, active, flows_on_link, capacity_Bps,
-                  rate);
+    max_min_rates([&](int f) -> const std::vector<int>& { return flows[f].links; }, [](int) { return 1; }, active,
+                  flows_on_link, capacity_Bps, rate);
     double step_s = std::numeric_limits<double>::infinity();
     for (size_t f = 0; f < flows.size(); ++f)
       if (active[f] && rate[f] > 0) step_s = std::min(step_s, remaining[f] / rate[f]);

@@ -84,15 +84,22 @@ TEST(FluidSharing, ABottleneckElsewhereLeavesTheRestToOthers) {
   EXPECT_DOUBLE_EQ(arrived_s.at(wide_flow), 2);    // 8 B/s
 }
 
-// 2,000 flows arrive at 1 s and their slots are dropped (compaction) while B's flows are in
-// flight; C then joins B on link 1 (1 B/s per flow alone): B's flows have 0.3 B left at
-// 1.2 s, share 10 B/s among 20 flows until 1.8 s, and C's last 0.7 B go at 1 B/s: 2.5 s.
+// 2,000 flows, each on a link of its own, arrive at 1 s and their slots are dropped
+// (compaction) while B's flows are in flight; C then joins B on the shared link (1 B/s per
+// flow alone): B's flows have 0.3 B left at 1.2 s, share 10 B/s among 20 flows until 1.8 s,
+// and C's last 0.7 B go at 1 B/s: 2.5 s.
 TEST(FluidSharing, ArrivedFlowsAreDroppedWithoutDisturbingTheOthers) {
   FluidSharing sharing;
-  sharing.add_link(2000);
-  sharing.add_link(10);
-  const std::vector<int> link0 = {0}, link1 = {1};
-  const auto a = sharing.start(0, std::vector<FluidSharing::Flow>(2000, {&link0, 1}));
+  const int shared = sharing.add_link(10);
+  std::vector<std::vector<int>> own_links(2000);
+  std::vector<FluidSharing::Flow> many;
+  for (auto& route : own_links) {
+    route = {sharing.add_link(1)};
+    many.push_back({&route, 1});
+  }
+  const std::vector<int> link1 = {shared};
+  const auto a = sharing.start(0, many);
+  EXPECT_EQ(sharing.flows_in_flight(), 2000);
   run(sharing, 0.5);
   const auto b = sharing.start(0.5, std::vector<FluidSharing::Flow>(10, {&link1, 1}));
   auto arrived_s = run(sharing, 1.2);
@@ -102,6 +109,20 @@ TEST(FluidSharing, ArrivedFlowsAreDroppedWithoutDisturbingTheOthers) {
   arrived_s = run(sharing);
   EXPECT_NEAR(arrived_s.at(b), 1.8, 1e-12);
   EXPECT_NEAR(arrived_s.at(c), 2.5, 1e-12);
+}
+
+// A batch's identical flows (a ring's channels between two GPUs) share one slot but count
+// one by one: three of A's and one of B's split link 0's 12 B/s four ways.
+TEST(FluidSharing, IdenticalFlowsOfABatchCountOneByOne) {
+  FluidSharing sharing;
+  sharing.add_link(12);
+  const std::vector<int> route = {0};
+  const auto a = sharing.start(0, std::vector<FluidSharing::Flow>(3, {&route, 10}));
+  const auto b = sharing.start(0, {{&route, 10}});
+  EXPECT_EQ(sharing.flows_in_flight(), 4);
+  const auto arrived_s = run(sharing);
+  EXPECT_DOUBLE_EQ(arrived_s.at(a), 10.0 / 3);
+  EXPECT_DOUBLE_EQ(arrived_s.at(b), 10.0 / 3);
 }
 
 TEST(FluidSharing, FlowsDueWithinTheMergeWindowArriveTogether) {
