@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <stdexcept>
+#include <utility>
 
 #include "sim/engine/max_min_rates.h"
 

@@ -12,7 +12,6 @@
 // next_arrival_s() always lies in the future.
 #pragma once
 
-#include <map>
 #include <unordered_map>
 #include <vector>
 
