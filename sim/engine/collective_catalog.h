@@ -1,5 +1,5 @@
 // The engine's collectives, prepared once per communicator component and algorithm: the
-// groups' plans lowered to flows between hosts (for SimGrid) and their transfer time alone on
+// groups' plans lowered to flows between hosts (for the network) and their transfer time alone on
 // the network (for the closed form), both at a reference size that every instance scales.
 // Also picks `auto`'s (algorithm, protocol): the pair whose time alone on the network --
 // NCCL's latency + max(the flows' transfer, NCCL's bandwidth cap) -- is lowest, the way NCCL
@@ -45,7 +45,7 @@ struct PreparedCollective {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
   std::vector<CollectivePlan> plans;   // one per simulated group
   bool folded = false;                 // one node's groups stand for every node's
-  std::vector<PreparedPhase> phases;   // host flows, built on first SimGrid run
+  std::vector<PreparedPhase> phases;   // host flows, built the first time they run as flows
   LinkOccupancy::Links links;          // every link the phases' flows cross, once, built with them
   std::optional<double> alone_transfer_s;  // on an idle network, built on first need
   long symmetry_order = 1;  // > 1: that closed form was solved on 1/this of some phase's flows

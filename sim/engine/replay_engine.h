@@ -1,5 +1,6 @@
 // Replays an execution graph on a platform with SimGrid: compute on GPUs, collectives and
-// send/recv as flows sharing the platform's links. DESIGN.md "Modelling".
+// send/recv as flows sharing the platform's links (max-min fair rates, run by the engine's
+// flow solver on SimGrid's clock: fluid_network.h). DESIGN.md "Modelling".
 //
 // Ranks that run the same program and meet in the same collectives advance in lockstep (every
 // collective ends at once for all its members), so the engine runs one actor per such rank
@@ -33,7 +34,7 @@ struct ReplayOptions {
   // SimGrid gives) instead of putting its flows on the network. When no two collectives can be
   // in flight together, every instance is timed so; otherwise one whose links are free when it
   // starts is, until another transfer reaches them, when what is left of its flows goes to
-  // SimGrid (link_occupancy.h). Exact either way. Off only for validation.
+  // the flow solver (link_occupancy.h). Exact either way. Off only for validation.
   bool reuse_isolated_collectives = true;
   // Put only one node's flows on the network for collectives that every node runs alike on
   // its own GPUs (see replay_engine.cpp). Off only for validation.
