@@ -7,7 +7,7 @@
 // Pipelined steady state (the default): a ring is one phase in which every ring edge carries
 // its whole share of the buffer at once, so the ring runs at its bottleneck edge's rate. Step
 // by step: one phase per algorithm step, each edge carrying one chunk; for validation. On an
-// idle network both give the same transfer time. DESIGN.md "Collectives".
+// idle network both give the same transfer time. docs/collectives.md.
 #pragma once
 
 #include <functional>

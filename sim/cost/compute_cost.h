@@ -1,8 +1,8 @@
 // How long a compute task takes on the simulated GPU: its measured duration (already rescaled
 // to this GPU when the trace was measured on another: sim/cost/trace_scaling.h), or (for tasks
 // given as FLOPs and bytes) the roofline
-// max(flops / (peak * eff_compute), bytes / (mem_bw * eff_memory)) + launch overhead of
-// DESIGN.md "Modelling", with efficiencies per operator kind (conv, matmul, lstm,
+// max(flops / (peak * eff_compute), bytes / (mem_bw * eff_memory)) + launch overhead
+// (docs/ARCHITECTURE.md, sim/cost/), with efficiencies per operator kind (conv, matmul, lstm,
 // ...) when the model has them: workloads/cost-model.yaml holds them per GPU family and
 // precision (sim/cost/cost_model_table.h reads it; workloads/README.md cites the sources).
 #pragma once

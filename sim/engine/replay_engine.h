@@ -1,6 +1,6 @@
 // Replays an execution graph on a platform with SimGrid: compute on GPUs, collectives and
 // send/recv as flows sharing the platform's links (max-min fair rates, run by the engine's
-// flow solver on SimGrid's clock: fluid_network.h). DESIGN.md "Modelling".
+// flow solver on SimGrid's clock: fluid_network.h). docs/ARCHITECTURE.md.
 //
 // Ranks that run the same program and meet in the same collectives advance in lockstep (every
 // collective ends at once for all its members), so the engine runs one actor per such rank

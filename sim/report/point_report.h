@@ -17,7 +17,7 @@ nlohmann::ordered_json algorithm_counts(const ReplayResult& result);
 // 9 of 9 collectives timed alone in closed form; 0 run on one node for all" (replay_engine.h).
 std::string folding_summary(const ReplayResult& result, int gpus);
 
-// simulate's JSON object (DESIGN.md "Command-line contract"), without the wall time.
+// simulate's JSON object (README "A tour, command by command"), without the wall time.
 nlohmann::ordered_json point_json(const Scenario& scenario, const PointResult& point);
 
 SweepRow sweep_row(const Scenario& scenario, const PointResult& point);

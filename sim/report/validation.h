@@ -1,6 +1,6 @@
 // The fidelity table: every validation case the project holds -- a published measurement, where
 // it comes from, and the scenario that predicts it -- and how far the prediction lands
-// (`scalecast validate`, DESIGN.md "Targets"). Cases are data (tests/validation/cases.yaml,
+// (`scalecast validate`, README "validate"). Cases are data (tests/validation/cases.yaml,
 // format in tests/validation/README.md); adding one is an entry there, never code. What a case
 // simulates is its kind's (validation_kinds.cpp): a replayed trace's step, a collective's
 // busbw, a DP speedup, ...

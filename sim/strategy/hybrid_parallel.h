@@ -1,4 +1,4 @@
-// Hybrid DP x M (DESIGN.md "Hybrid DP x M"): N GPUs form N/M workers of M GPUs on one node.
+// Hybrid DP x M (README "simulate"): N GPUs form N/M workers of M GPUs on one node.
 // Each worker runs the training step of a model placed over its M GPUs (activations cross
 // between them over the node's links); every GPU allreduces the gradients of the operators it
 // holds with the GPUs holding the same operators in the other workers, in DDP-style buckets

@@ -1,4 +1,4 @@
-// A parallelisation strategy as users write it (DESIGN.md "Command-line contract"):
+// A parallelisation strategy as users write it (README "A tour, command by command"):
 //   dp         data parallelism: every GPU holds the whole model (hybrid:1)
 //   hybrid:M   workers of M GPUs of one node place the model's operator graph over their GPUs
 //              (DLPlacer-style), and data parallelism runs across workers

@@ -1,5 +1,5 @@
 // The execution graph: the one IR that captured traces, imported profiler traces and generated
-// workloads all lower into, and that the engine replays. DESIGN.md "The execution graph".
+// workloads all lower into, and that the engine replays. Its file form: traces/FORMAT.md.
 //
 // Ranks that run the same program share one RankProgram (a DP replica, a hybrid shard): the
 // graph of a 16,384-GPU job stores a handful of programs, not 16,384 copies.

@@ -1,4 +1,4 @@
-// Epochs to target as a function of the global batch (DESIGN.md "Statistical efficiency"), and
+// Epochs to target as a function of the global batch (workloads/SCHEMA.md "Statistical efficiency"), and
 // the time-to-train it implies.
 #include <algorithm>
 #include <cmath>

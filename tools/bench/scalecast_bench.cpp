@@ -1,4 +1,4 @@
-// scalecast-bench: the speed and memory targets of DESIGN.md and issue 17, measured. Runs each
+// scalecast-bench: the project's speed and memory targets (README "Performance"), measured. Runs each
 // scenario as a separate `scalecast` process (as users run it), several times, and prints the
 // median wall time and the peak resident memory (from wait4's rusage) per scenario, beside its
 // target where it has one ("ok", or "MISSED" when the median or the peak is over it).
@@ -22,7 +22,7 @@
 
 namespace {
 
-// What a scenario must stay under (0: no bound). The figures are DESIGN.md's "Targets" and
+// What a scenario must stay under (0: no bound). The figures are the project's design targets and
 // issue 17's (131,072 GPUs).
 struct Target {
   double wall_s = 0;
@@ -146,10 +146,10 @@ std::vector<Scenario> scale_scenarios() {
                {"collective", "--platform", "dgx-h100", "--op", "allreduce", "--bytes", "64MB", "--gpus",
                 std::to_string(gpus)},
                gpus > 4096};
-    if (gpus == 16384) s.target = {2, 2 * kGiB_MiB};  // DESIGN.md; issue 17
+    if (gpus == 16384) s.target = {2, 2 * kGiB_MiB};  // design target; issue 17
     return s;
   };
-  // One DP step: 131,072 GPUs under 30 s and 8 GiB (DESIGN.md "Scale", issue 17).
+  // One DP step: 131,072 GPUs under 30 s and 8 GiB (issue 17).
   auto dp_step = [](const std::string& workload, int gpus) {
     const bool resnet = workload == "resnet50";
     std::vector<std::string> args = {"simulate", "--platform", "dgx-a100", "--workload", workload, "--gpus", std::to_string(gpus)};
@@ -173,7 +173,7 @@ std::vector<Scenario> scale_scenarios() {
 // The seed study's points and sweeps, and issue 16's 3D step and strategy search.
 std::vector<Scenario> strategy_scenarios(const std::string& sweep_out) {
   std::vector<Scenario> scenarios;
-  // DESIGN.md's target: one DP step of Inception-V3 on 4,096 GPUs under 10 s; and one hybrid
+  // The design target: one DP step of Inception-V3 on 4,096 GPUs under 10 s; and one hybrid
   // point of the seed study (placement search included).
   scenarios.push_back({"DP step inception_v3, dgx1-v100, 4096 GPUs",
                        {"simulate", "--platform", "dgx1-v100", "--workload", "inception_v3", "--gpus", "4096"},
@@ -184,9 +184,9 @@ std::vector<Scenario> strategy_scenarios(const std::string& sweep_out) {
   scenarios.push_back({"hybrid:4 step inception_v3, dgx1-v100, 4096 GPUs",
                        {"simulate", "--platform", "dgx1-v100", "--workload", "inception_v3", "--gpus", "4096", "--strategy",
                         "hybrid:4"}});
-  // DESIGN.md's target: the seed study's sweep (three workloads x dp, hybrid:2/4/8 x 8..4,096
+  // The design target: the seed study's sweep (three workloads x dp, hybrid:2/4/8 x 8..4,096
   // GPUs, placement searches included) with --jobs 2; the sum is printed last, against issue
-  // 17's 20 s (DESIGN.md asked for 60 s).
+  // 17's 20 s (the design asked for 60 s).
   for (const char* workload : {"inception_v3", "gnmt", "biglstm"})
     scenarios.push_back({std::string("seed sweep ") + workload + ", dgx1-v100, 8-4096 GPUs, --jobs 2",
                          {"sweep", "--platform", "dgx1-v100", "--workload", workload, "--gpus", "8-4096", "--strategies",
@@ -237,7 +237,7 @@ std::vector<Scenario> trace_scenarios(const ScratchPaths& paths) {
   return scenarios;
 }
 
-// Every scenario, with its target where DESIGN.md or an issue sets one.
+// Every scenario, with its target where the design or an issue sets one.
 std::vector<Scenario> target_scenarios(const ScratchPaths& paths) {
   std::vector<Scenario> scenarios = scale_scenarios();
   for (auto part : {strategy_scenarios(paths.sweep_out), trace_scenarios(paths)})

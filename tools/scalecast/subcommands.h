@@ -1,4 +1,4 @@
-// The `scalecast` subcommands (DESIGN.md "Command-line contract"). Each takes the arguments
+// The `scalecast` subcommands (README "A tour, command by command"). Each takes the arguments
 // after its name, writes its result to stdout (one JSON object with --json, a table otherwise)
 // and returns the exit code. Bad input is thrown as InputError; main turns it into exit 2.
 #pragma once

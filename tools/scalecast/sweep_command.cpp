@@ -1,5 +1,5 @@
-// scalecast sweep: time to train across scales and strategies (DESIGN.md "Command-line
-// contract"). The pipeline is the library's (sim/report/scenario.h, sweep_runner.h); this file
+// scalecast sweep: time to train across scales and strategies (README "sweep"). The pipeline
+// is the library's (sim/report/scenario.h, sweep_runner.h); this file
 // parses options, spreads the points over processes (`--jobs`) and MPI ranks, and prints.
 #include <algorithm>
 #include <chrono>
