@@ -12,6 +12,7 @@
 
 #include "sim/collectives/ring_builder.h"
 #include "sim/engine/isolated_transfer.h"
+#include "sim/engine/link_numbering.h"
 #include "sim/engine/network_symmetry.h"
 #include "sim/platform/cluster_topology.h"
 
@@ -30,20 +31,14 @@ class SolverRoutes {
   const std::vector<int>& route(int from, int to) {
     const auto key = static_cast<std::uint64_t>(static_cast<std::uint32_t>(from)) << 32 | static_cast<std::uint32_t>(to);
     auto [it, added] = routes_.try_emplace(key);
-    if (added)
-      for (const sg::Link* link : topology_.route(from, to)) {
-        auto [entry, fresh] = link_index_.try_emplace(link, static_cast<int>(capacity_Bps_.size()));
-        if (fresh) capacity_Bps_.push_back(link->get_bandwidth());
-        it->second.push_back(entry->second);
-      }
+    if (added) links_.number(topology_.route(from, to), it->second);
     return it->second;
   }
-  const std::vector<double>& capacity_Bps() const { return capacity_Bps_; }
+  const std::vector<double>& capacity_Bps() const { return links_.capacity_Bps(); }
 
  private:
   const ClusterTopology& topology_;
-  std::unordered_map<const sg::Link*, int> link_index_;
-  std::vector<double> capacity_Bps_;
+  LinkNumbering links_;
   std::unordered_map<std::uint64_t, std::vector<int>> routes_;
 };
 

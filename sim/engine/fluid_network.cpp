@@ -4,7 +4,6 @@
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 
 #include <algorithm>
@@ -32,11 +31,9 @@ const std::vector<int>& FluidNetwork::route(sg::Host* from, sg::Host* to) {
   if (added) {
     std::vector<sg::Link*> links;
     from->route_to(to, links, nullptr);
-    for (const sg::Link* link : links) {
-      auto [entry, fresh] = link_index_.try_emplace(link, 0);
-      if (fresh) entry->second = sharing_.add_link(link->get_bandwidth());
-      it->second.push_back(entry->second);
-    }
+    links_.number(links, it->second);
+    for (int l = sharing_.links(); l < static_cast<int>(links_.capacity_Bps().size()); ++l)
+      sharing_.add_link(links_.capacity_Bps()[l]);
   }
   return it->second;
 }

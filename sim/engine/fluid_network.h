@@ -19,6 +19,7 @@
 
 #include "sim/engine/flow_ports.h"
 #include "sim/engine/fluid_sharing.h"
+#include "sim/engine/link_numbering.h"
 
 namespace scalecast {
 
@@ -40,7 +41,7 @@ class FluidNetwork {
   void wake_arrived();
 
   FluidSharing sharing_;
-  std::unordered_map<const simgrid::s4u::Link*, int> link_index_;
+  LinkNumbering links_;  // the solver's link indices are these, added as routes meet them
   // Node-based: a route's address stays valid while the flows on it are in flight.
   std::unordered_map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, std::vector<int>, HostPairHash>
       routes_;

@@ -68,8 +68,7 @@ std::vector<FluidSharing::BatchId> FluidSharing::take_arrived() {
   return arrived;
 }
 
-double FluidSharing::next_arrival_s() {
-  settle();
+double FluidSharing::next_arrival_s() const {
   double next_s = std::numeric_limits<double>::infinity();
   for (size_t f = 0; f < active_.size(); ++f)
     if (active_[f] && rate_Bps_[f] > 0) next_s = std::min(next_s, now_s_ + remaining_bytes_[f] / rate_Bps_[f]);

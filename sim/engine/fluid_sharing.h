@@ -31,6 +31,7 @@ class FluidSharing {
 
   // Link l (numbered 0, 1, ... in the order added) carries capacity_Bps.
   int add_link(double capacity_Bps);
+  int links() const { return static_cast<int>(capacity_Bps_.size()); }
   // Moves time to now_s (>= the time of the last call): flows progress at their rates.
   void advance_to(double now_s);
   // Advances to now_s, then starts a batch. A flow without links or bytes arrives at once;
@@ -40,8 +41,8 @@ class FluidSharing {
   std::vector<BatchId> take_arrived();
   bool in_flight(BatchId id) const { return flows_left_.count(id) > 0; }
   // When the next flow arrives at the current rates; infinity when none is in flight (or
-  // none can move: a link of no capacity).
-  double next_arrival_s();
+  // none can move: a link of no capacity). Every other call leaves the rates solved.
+  double next_arrival_s() const;
   double now_s() const { return now_s_; }
   long flows_in_flight() const { return live_flows_; }
 

@@ -14,12 +14,11 @@
 #include "sim/platform/platform_yaml.h"
 #include "sim/report/scenario.h"
 #include "tests/support/child_process.h"
+#include "tests/support/parity_jobs.h"
 #include "tests/support/test_transformers.h"
 
 namespace scalecast {
 namespace {
-
-constexpr int kRanks = 16;  // two DGX-1 nodes
 
 // Program `parity` (0: even ranks, 1: odd): compute, allreduce, compute, allreduce ... with
 // the two programs offset so that some allreduces overlap and some do not.
@@ -29,36 +28,12 @@ RankProgram program(int parity) {
   RankProgram p;
   int previous = -1;
   for (int i = 0; i < 3; ++i) {
-    Task compute;
-    compute.name = "compute" + std::to_string(i);
-    compute.duration_s = compute_ms[parity][i] * 1e-3;
-    compute.step = 0;
-    if (previous >= 0) compute.deps.push_back({0, previous});
-    p.tasks.push_back(compute);
-    Task allreduce;
-    allreduce.kind = TaskKind::collective;
-    allreduce.name = "allreduce" + std::to_string(i);
-    allreduce.communicator = parity;
-    allreduce.bytes = allreduce_mb[parity][i] * 1e6;
-    allreduce.stream = 1;
-    allreduce.step = 0;
-    allreduce.deps.push_back({0, static_cast<int>(p.tasks.size()) - 1});
-    p.tasks.push_back(allreduce);
+    p.tasks.push_back(testing::compute_after("compute" + std::to_string(i), compute_ms[parity][i] * 1e-3, previous));
+    p.tasks.push_back(testing::allreduce_after("allreduce" + std::to_string(i), parity, allreduce_mb[parity][i] * 1e6, 1,
+                                               static_cast<int>(p.tasks.size()) - 1));
     previous = static_cast<int>(p.tasks.size()) - 1;
   }
   return p;
-}
-
-ExecutionGraph two_classes_sharing_nics() {
-  ExecutionGraph graph;
-  graph.programs = {program(0), program(1)};
-  std::vector<int> even, odd;
-  for (int r = 0; r < kRanks; ++r) {
-    graph.program_of_rank.push_back(r % 2);
-    (r % 2 ? odd : even).push_back(r);
-  }
-  graph.communicators = {{0, "even", {even}}, {1, "odd", {odd}}};
-  return graph;
 }
 
 // Every collective's end, class by class, then the makespan.
@@ -66,7 +41,7 @@ std::vector<double> collective_ends(bool reuse, bool flows_in_simgrid, ReplayRes
   ReplayOptions options;
   options.reuse_isolated_collectives = reuse;
   options.flows_in_simgrid = flows_in_simgrid;
-  ReplayResult result = replay(two_classes_sharing_nics(), load_platform("dgx1-v100"), options);
+  ReplayResult result = replay(testing::parity_job(program(0), program(1)), load_platform("dgx1-v100"), options);
   std::vector<double> ends;
   for (const auto& timeline : result.timeline.classes)
     for (const auto& event : timeline.events)

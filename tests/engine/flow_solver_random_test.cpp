@@ -13,30 +13,10 @@
 #include "sim/engine/replay_engine.h"
 #include "sim/platform/platform_yaml.h"
 #include "tests/support/child_process.h"
+#include "tests/support/parity_jobs.h"
 
 namespace scalecast {
 namespace {
-
-constexpr int kRanks = 16;  // two DGX-1 nodes
-
-Task compute(const std::string& name, double duration_s, int previous) {
-  Task t;
-  t.name = name;
-  t.duration_s = duration_s;
-  if (previous >= 0) t.deps.push_back({0, previous});
-  return t;
-}
-
-Task allreduce(const std::string& name, int communicator, double bytes, int stream, int previous) {
-  Task t;
-  t.kind = TaskKind::collective;
-  t.name = name;
-  t.communicator = communicator;
-  t.bytes = bytes;
-  t.stream = stream;
-  t.deps.push_back({0, previous});
-  return t;
-}
 
 // Program `parity` (0: even ranks, 1: odd): compute, then an allreduce on its own communicator
 // (stream 1) and, every other round, one on the world's (stream 2), with random durations and
@@ -48,13 +28,13 @@ RankProgram random_program(int parity, unsigned seed) {
   RankProgram p;
   int previous = -1;
   for (int round = 0; round < 4; ++round) {
-    p.tasks.push_back(compute("compute" + std::to_string(round), compute_ms(own) * 1e-3, previous));
+    p.tasks.push_back(testing::compute_after("compute" + std::to_string(round), compute_ms(own) * 1e-3, previous));
     previous = static_cast<int>(p.tasks.size()) - 1;
     const int after_compute = previous;
-    p.tasks.push_back(allreduce("own" + std::to_string(round), parity, megabytes(own) * 1e6, 1, after_compute));
+    p.tasks.push_back(testing::allreduce_after("own" + std::to_string(round), parity, megabytes(own) * 1e6, 1, after_compute));
     const double world_bytes = megabytes(random) * 1e6;
     if (round % 2 == 1)
-      p.tasks.push_back(allreduce("world" + std::to_string(round), 2, world_bytes, 2, after_compute));
+      p.tasks.push_back(testing::allreduce_after("world" + std::to_string(round), 2, world_bytes, 2, after_compute));
     Task transfer;
     transfer.kind = parity ? TaskKind::send : TaskKind::recv;
     transfer.name = "p2p" + std::to_string(round);
@@ -69,16 +49,7 @@ RankProgram random_program(int parity, unsigned seed) {
 }
 
 ExecutionGraph random_job(unsigned seed) {
-  ExecutionGraph graph;
-  graph.programs = {random_program(0, seed), random_program(1, seed)};
-  std::vector<int> even, odd, all;
-  for (int r = 0; r < kRanks; ++r) {
-    graph.program_of_rank.push_back(r % 2);
-    (r % 2 ? odd : even).push_back(r);
-    all.push_back(r);
-  }
-  graph.communicators = {{0, "even", {even}}, {1, "odd", {odd}}, {2, "world", {all}}};
-  return graph;
+  return testing::parity_job(random_program(0, seed), random_program(1, seed), true);
 }
 
 // The makespan, then every transfer's end in time order.
@@ -102,7 +73,7 @@ TEST_P(FlowSolverRandom, EveryTransferEndsAsWithSimGridComms) {
   const std::vector<double> all_in_solver = testing::in_child_process_values([&] { return ends(seed, false, false); });
   const std::vector<double> with_closed_forms = ends(seed, true, false);
   // The makespan; 4 rounds of two parity allreduces, 2 world ones, 4 rounds of 8 pairs sending.
-  ASSERT_EQ(reference.size(), 1u + 4 * 2 + 2 + 4 * kRanks / 2);
+  ASSERT_EQ(reference.size(), 1u + 4 * 2 + 2 + 4 * testing::kParityRanks / 2);
   ASSERT_EQ(all_in_solver.size(), reference.size());
   ASSERT_EQ(with_closed_forms.size(), reference.size());
   // SimGrid ends a sleep up to 0.1 us early, and then the solver lets flows due by then arrive.
