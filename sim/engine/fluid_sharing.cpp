@@ -18,7 +18,7 @@ int FluidSharing::add_link(double capacity_Bps) {
 
 void FluidSharing::advance_to(double now_s) {
   if (now_s < now_s_) throw std::logic_error("FluidSharing: time went back");
-  if (rates_stale_) solve_rates();
+  // The rates are current: every call ends in settle().
   const double elapsed_s = now_s - now_s_;
   now_s_ = now_s;
   if (elapsed_s > 0)
