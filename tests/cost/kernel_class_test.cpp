@@ -31,10 +31,14 @@ TEST(KernelClass, ConvolutionsAndTheirHelpersFromCudnn) {
   expect_class("_ZN19cutlass_cudnn_train6KernelINS_4conv6kernel23ImplicitGemmConvolutionINS1_11threadblock", "conv", "");
   expect_class("void cudnn::winograd_nonfused::winogradForwardData4x4<float, float>(cudnn::winograd_nonfused::P)",
                "conv", "fp32");
-  // cuDNN's layout transforms, reductions and batch norms run beside convolutions but are
-  // bandwidth-bound.
-  expect_class("void cudnn::ops::nchwToNhwcKernel<float, float, float, false, true, (cudnnKernelDataType_t)2>", "elementwise",
+  // cuDNN's layout transforms around a tensor-core convolution are the convolution's work (the
+  // calibrated conv efficiencies include them: kernel_class.cpp); a framework's transpose is not.
+  expect_class("void cudnn::ops::nchwToNhwcKernel<float, float, float, false, true, (cudnnKernelDataType_t)2>", "conv",
                "fp32");
+  expect_class("void cudnn::ops::nhwcToNchwKernel<float, float, float, true, false, (cudnnKernelDataType_t)0>", "conv",
+               "fp32");
+  expect_class("void at::native::transpose_kernel<c10::Half>(c10::Half const*, c10::Half*)", "elementwise", "fp16");
+  // cuDNN's reductions and batch norms run beside convolutions but are bandwidth-bound.
   expect_class("void cudnn::cnn::reduce_wgrad_nchw_helper<float, float>(void*, void const*, float, int, int)", "reduction",
                "fp32");
   expect_class("void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 128, true, 1>(float, float)", "normalization",
