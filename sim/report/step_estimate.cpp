@@ -45,20 +45,26 @@ double layer_gather_s(const Scenario& scenario, const TensorPipelinePlan& plan) 
 }
 
 // One microbatch through one layer on one stage, with the tensor-parallel collectives the
-// compute does not hide. Under zero:3 a layer waits for its weights, gathered one layer ahead
-// on their own stream (once before the forward, once for the recomputation and backward), so
-// it runs no faster than the gathers.
+// compute does not hide: in the backward, as the stage's program orders them (tp_pp_stage.cpp),
+// the column-parallel input gradient hides the re-gather of its input and the weight gradient
+// the input gradient's reduction; the output gradient's gather hides under nothing. Under
+// zero:3 a layer waits for its weights, gathered one layer ahead on their own stream (once
+// before the forward, once for the recomputation and backward), so it runs no faster than the
+// gathers.
 MicrobatchTimes layer_microbatch(const Scenario& scenario, const TensorPipelinePlan& plan) {
   const LayerTimes& l = plan.layer;
   const std::vector<int> tensor = plan.layout.tensor_group({0, 0, 0});
-  const double reduce = plan.spec.sequence_parallel
-                            ? collective_s(scenario, CollectiveOp::reducescatter, plan.hidden_bytes, tensor) +
-                                  collective_s(scenario, CollectiveOp::allgather, plan.hidden_bytes, tensor)
-                            : collective_s(scenario, CollectiveOp::allreduce, plan.hidden_bytes, tensor);
-  const double forward = l.attention.forward.total_s() + l.mlp.forward.total_s() + 2 * reduce;
-  const double weights_s = l.attention.backward_weight.total_s() + l.mlp.backward_weight.total_s();
-  const double backward_reduce = plan.spec.overlap.tensor ? std::max(0.0, 2 * reduce - weights_s) : 2 * reduce;
-  double backward = l.attention.backward_input.total_s() + l.mlp.backward_input.total_s() + weights_s + backward_reduce;
+  const bool sequence_parallel = plan.spec.sequence_parallel, overlap = plan.spec.overlap.tensor;
+  const double gather = sequence_parallel ? collective_s(scenario, CollectiveOp::allgather, plan.hidden_bytes, tensor) : 0;
+  const double reduce = sequence_parallel ? collective_s(scenario, CollectiveOp::reducescatter, plan.hidden_bytes, tensor)
+                                          : collective_s(scenario, CollectiveOp::allreduce, plan.hidden_bytes, tensor);
+  const double forward = l.attention.forward.total_s() + l.mlp.forward.total_s() + 2 * (gather + reduce);
+  double backward = 0;
+  for (const BlockTimes* block : {&l.attention, &l.mlp}) {
+    const double input_s = block->backward_column_input.total_s(), weight_s = block->backward_column_weight.total_s();
+    backward += block->backward().total_s() + gather;
+    backward += overlap ? std::max(0.0, gather - input_s) + std::max(0.0, reduce - weight_s) : gather + reduce;
+  }
   if (plan.spec.recompute == Recompute::full) backward += forward;
   if (plan.spec.recompute == Recompute::selective) backward += l.attention_core_forward.total_s();
   const double gather_s = layer_gather_s(scenario, plan);

@@ -62,7 +62,8 @@ int StageBuilder::compute(const std::string& name, double duration_s, std::vecto
   task.duration_s = duration_s;  // priced from the layer's kernels (transformer_layer_costs.h)
   deps.push_back(blocking_send_);  // a synchronous transfer holds the stage's compute
   blocking_send_ = -1;
-  return add(std::move(task), deps);
+  last_compute_ = add(std::move(task), deps);
+  return last_compute_;
 }
 
 int StageBuilder::compute(const std::string& name, const KernelSequenceTime& time, std::vector<int> deps) {
@@ -88,9 +89,13 @@ int StageBuilder::collective(const std::string& name, CollectiveOp op, int commu
   return add(std::move(task), deps);
 }
 
+// A collective waits for every compute task issued before it, not only for the data it
+// carries: PyTorch's ProcessGroupNCCL makes the NCCL stream wait for the current stream when a
+// collective is issued (syncStreams). So the backward's gathers cannot run under the weight
+// gradient issued before them.
 int StageBuilder::tensor_collective(const std::string& name, CollectiveOp op, double bytes, int after) {
   if (plan_.spec.tensor == 1) return after;
-  return collective(name, op, comm::kTensor, stream::kTensor, bytes, {after});
+  return collective(name, op, comm::kTensor, stream::kTensor, bytes, {after, last_compute_});
 }
 
 // Megatron's g (forward) and f (backward): an all-reduce of the block's output, or under
@@ -137,10 +142,12 @@ void StageBuilder::send(const PipelinePass& pass, int after) {
   const int communicator = pass.forward ? comm::forward_pair(stage_) : comm::backward_pair(stage_);
   const int root = stage_ < to ? 0 : 1;
   const int virtual_stage = pass.chunk * stages + stage_;
+  // Like a collective, the send waits for the compute issued before it: after a backward pass,
+  // the last weight gradient (Megatron-LM sends once autograd has issued the whole chunk).
   const int sent = collective(transfer_name(pass, virtual_stage, pass.forward ? virtual_stage + 1 : virtual_stage - 1),
                               CollectiveOp::broadcast, communicator,
                               pass.forward ? stream::kSendForward : stream::kSendBackward,
-                              plan_.hidden_bytes / plan_.spec.tensor, {after}, root);
+                              plan_.hidden_bytes / plan_.spec.tensor, {after, last_compute_}, root);
   if (!plan_.spec.overlap.pipeline) blocking_send_ = sent;
 }
 
@@ -164,20 +171,25 @@ int StageBuilder::layer_forward(int layer, const std::string& tag, int after, in
   return tensor_reduce(name + ".mlp.reduce" + tag, mlp);
 }
 
-// A block's backward: the input gradient, its collective (Megatron's f, or sequence
-// parallelism's reduce-scatter), and the weight gradient, which overlaps that collective.
-// Under sequence parallelism the output gradient is gathered first, and the block's input
-// gathered again for the weight gradient.
+// A block's backward in the order Megatron-LM's autograd issues it (transformer_layer_costs.h):
+// the output side (row-parallel dX and dW, the elementwise and attention core backward), the
+// column-parallel dX, then its collective -- Megatron's f, an all-reduce, or sequence
+// parallelism's reduce-scatter -- beside the column-parallel dW. Under sequence parallelism the
+// output gradient is all-gathered first (the backward of the forward's reduce-scatter) and the
+// column linear's input gathered again beside its dX. Each collective also waits for the compute
+// issued before it (tensor_collective), so neither gather hides under the previous block's dW.
 StageBuilder::BlockBackward StageBuilder::block_backward(const std::string& name, const BlockTimes& times,
-                                                         const KernelSequenceTime& extra_input, int after,
+                                                         const KernelSequenceTime& extra_output_side, int after,
                                                          int weights) {
+  // Without overlap (Megatron-LM before 2022) the collectives run beside no compute.
+  const bool overlap = plan_.spec.overlap.tensor;
   const int gradient = tensor_gather(name + ".gather.gradient", after);
-  const int input = tensor_gather(name + ".gather.input", after);
-  const int dgrad = compute(name + ".backward.input", times.backward_input + extra_input, {gradient, weights});
+  const int output_side =
+      compute(name + ".backward.output", times.backward_output_side + extra_output_side, {gradient, weights});
+  const int input = tensor_gather(name + ".gather.input", output_side);
+  const int dgrad = compute(name + ".backward.input", times.backward_column_input, {output_side, overlap ? -1 : input});
   const int reduced = tensor_reduce(name + ".reduce.gradient", dgrad);
-  // Without overlap the weight gradient waits for the collective (Megatron-LM before 2022).
-  const int waits_for = plan_.spec.overlap.tensor ? -1 : reduced;
-  const int wgrad = compute(name + ".backward.weight", times.backward_weight, {dgrad, input, waits_for});
+  const int wgrad = compute(name + ".backward.weight", times.backward_column_weight, {dgrad, input, overlap ? -1 : reduced});
   return {reduced, wgrad};
 }
 

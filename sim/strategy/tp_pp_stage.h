@@ -55,8 +55,8 @@ class StageBuilder {
     int input_gradient = -1;   // the collective that completes it (or the compute, without TP)
     int weight_gradient = -1;
   };
-  BlockBackward block_backward(const std::string& name, const BlockTimes& times, const KernelSequenceTime& extra_input, int after,
-                               int weights);
+  BlockBackward block_backward(const std::string& name, const BlockTimes& times, const KernelSequenceTime& extra_output_side,
+                               int after, int weights);
   int gather_layer_weights(int layer, const std::string& tag);
   int receive(const PipelinePass& pass);
   void send(const PipelinePass& pass, int after);
@@ -80,6 +80,7 @@ class StageBuilder {
   GradientUnit embedding_, head_;
   std::vector<int> per_microbatch_reductions_;  // zero:2 and zero:3
   int blocking_send_ = -1;          // without p2p overlap: a transfer the next compute waits for
+  int last_compute_ = -1;           // the compute task issued last: collectives and sends wait for it
   int last_backward_compute_ = -1;  // without dp overlap: gradients are reduced after it
   // zero:3: for each layer pass that gathered its weights, in issue order, the task ending it.
   std::vector<int> gather_consumers_;

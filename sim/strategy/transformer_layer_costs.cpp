@@ -113,13 +113,13 @@ BlockTimes price_attention(const Sizes& z, const GpuSpec& gpu, const ComputeCost
   forward.insert(forward.end(), core.begin(), core.end());
   forward.push_back(projection);
   forward.push_back(dropout_add(z));
-  // Input gradient: both GEMMs' dX, the core backward (dS and dQ dK from the scores, dP and dV
-  // from the context: twice the forward's GEMMs), the elementwise kernels' backward.
-  std::vector<Kernel> backward_input = {qkv, projection, backward_of(norm(z)), backward_of(dropout_add(z)),
-                                        backward_of(core[1])};
-  for (const Kernel& k : {core[0], core[2]}) backward_input.insert(backward_input.end(), 2, k);
-  const std::vector<Kernel> backward_weight = {weight_gradient(z.tokens, h, z.qkv, v), weight_gradient(z.tokens, h / z.t, h, v)};
-  return {price(forward, gpu, cost), price(backward_input, gpu, cost), price(backward_weight, gpu, cost)};
+  // Output side: the dropout-add's backward, the projection's dX and dW, the core's backward (dS
+  // and dQ dK from the scores, dP and dV from the context: twice the forward's GEMMs).
+  std::vector<Kernel> output_side = {backward_of(dropout_add(z)), projection, weight_gradient(z.tokens, h / z.t, h, v),
+                                     backward_of(core[1])};
+  for (const Kernel& k : {core[0], core[2]}) output_side.insert(output_side.end(), 2, k);
+  return {price(forward, gpu, cost), price(output_side, gpu, cost), price({qkv, backward_of(norm(z))}, gpu, cost),
+          price({weight_gradient(z.tokens, h, z.qkv, v)}, gpu, cost)};
 }
 
 BlockTimes price_mlp(const Sizes& z, const GpuSpec& gpu, const ComputeCostModel& cost) {
@@ -127,10 +127,10 @@ BlockTimes price_mlp(const Sizes& z, const GpuSpec& gpu, const ComputeCostModel&
   const Kernel up = gemm(z.tokens, h, z.ffn_in, v), down = gemm(z.tokens, z.ffn, h, v);
   const Kernel activation = {kElementwise, 0, z.tokens * (z.ffn_in + z.ffn) * v};
   const std::vector<Kernel> forward = {norm(z), up, activation, down, dropout_add(z)};
-  const std::vector<Kernel> backward_input = {up, down, backward_of(norm(z)), backward_of(activation),
-                                              backward_of(dropout_add(z))};
-  const std::vector<Kernel> backward_weight = {weight_gradient(z.tokens, h, z.ffn_in, v), weight_gradient(z.tokens, z.ffn, h, v)};
-  return {price(forward, gpu, cost), price(backward_input, gpu, cost), price(backward_weight, gpu, cost)};
+  const std::vector<Kernel> output_side = {backward_of(dropout_add(z)), down, weight_gradient(z.tokens, z.ffn, h, v),
+                                           backward_of(activation)};
+  return {price(forward, gpu, cost), price(output_side, gpu, cost), price({up, backward_of(norm(z))}, gpu, cost),
+          price({weight_gradient(z.tokens, h, z.ffn_in, v)}, gpu, cost)};
 }
 
 }  // namespace

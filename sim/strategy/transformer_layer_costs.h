@@ -7,6 +7,14 @@
 //   MLP block:       norm, up (and gate) projection (column-parallel), GeLU or SwiGLU, down
 //                    projection (row-parallel), bias-dropout-add.
 //
+// A block's backward is split the way autograd runs it in Megatron-LM (megatron/core/
+// tensor_parallel/layers.py, LinearWithGradAccumulationAndAsyncCommunication): first the output
+// side -- the bias-dropout-add's backward, the row-parallel linear's input and weight gradients
+// (no collective of its own), the GeLU's or the attention core's backward -- then the
+// column-parallel linear's input gradient (beside which sequence parallelism re-gathers the
+// linear's input) and its weight gradient (beside which the input gradient is all-reduced, or
+// reduce-scattered). The norm's backward is counted with the column input gradient.
+//
 // GEMMs are kind "gemm", memory-bound kernels "elementwise" (workloads/cost-model.yaml). The
 // column-parallel matrices hold 1/T of the output features and the row-parallel ones 1/T of the
 // input features, so a block's GEMMs and attention heads split over T GPUs, while norms and
@@ -28,8 +36,10 @@ namespace scalecast {
 // (sim/cost/compute_cost.h): a GPU shared with NCCL kernels stretches the parts differently.
 struct BlockTimes {
   KernelSequenceTime forward;
-  KernelSequenceTime backward_input;
-  KernelSequenceTime backward_weight;
+  KernelSequenceTime backward_output_side;    // dropout-add, row-parallel dX and dW, GeLU or core
+  KernelSequenceTime backward_column_input;   // column-parallel dX, norm
+  KernelSequenceTime backward_column_weight;  // column-parallel dW
+  KernelSequenceTime backward() const { return backward_output_side + backward_column_input + backward_column_weight; }
 };
 
 struct LayerTimes {

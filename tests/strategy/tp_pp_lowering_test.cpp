@@ -157,6 +157,52 @@ TEST(TensorPipelineLowering, PricedTasksCarryWhatBoundsTheirKernels) {
   EXPECT_GT(priced, 100);
 }
 
+// The index of the stage's task named `name` (-1 if none).
+int task_named(const RankProgram& stage, const std::string& name) {
+  for (size_t i = 0; i < stage.tasks.size(); ++i)
+    if (stage.tasks[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+bool depends_on(const RankProgram& stage, int task, int on) {
+  for (const TaskRef& dep : stage.tasks.at(task).deps)
+    if (dep.task == on) return true;
+  return false;
+}
+
+// Megatron-LM's autograd order, and PyTorch's rule that a collective issued on the NCCL stream
+// waits for the compute stream: under sequence parallelism a block's output-gradient gather
+// waits for the previous block's weight gradient, the re-gather of its input for the output
+// side (it hides only under the column-parallel dX), and the weight gradient overlaps the
+// reduce-scatter unless overlap leaves tp out; a backward pipeline send waits for the last
+// weight gradient issued.
+TEST(TensorPipelineLowering, BackwardCollectivesWaitForTheComputeIssuedBeforeThem) {
+  const ExecutionGraph graph = lowered("tp:2,pp:2,recompute:none,sp:on", 4);
+  const RankProgram& last_stage = graph.programs[1];
+  auto task = [&](const RankProgram& stage, const std::string& name) {
+    const int index = task_named(stage, name);
+    EXPECT_GE(index, 0) << name;
+    return index;
+  };
+  const std::string mlp = "layer7.mlp mb0", attention = "layer7.attention mb0";  // 8 layers: 4-7 here
+  EXPECT_TRUE(depends_on(last_stage, task(last_stage, attention + ".gather.gradient"),
+                         task(last_stage, mlp + ".backward.weight")));
+  EXPECT_TRUE(depends_on(last_stage, task(last_stage, attention + ".gather.input"),
+                         task(last_stage, attention + ".backward.output")));
+  EXPECT_FALSE(depends_on(last_stage, task(last_stage, attention + ".backward.input"),
+                          task(last_stage, attention + ".gather.input")));
+  EXPECT_FALSE(depends_on(last_stage, task(last_stage, attention + ".backward.weight"),
+                          task(last_stage, attention + ".reduce.gradient")));
+  // The first layer of the last stage sends its input gradient once its weight gradient is in.
+  const int send = task(last_stage, "pipeline.gradient mb0 v1>v0");
+  EXPECT_TRUE(depends_on(last_stage, send, task(last_stage, "layer4.attention mb0.backward.weight")));
+
+  const ExecutionGraph serial_graph = lowered("tp:2,pp:2,recompute:none,sp:on,overlap:none", 4);
+  const RankProgram& serial = serial_graph.programs[1];
+  EXPECT_TRUE(depends_on(serial, task(serial, attention + ".backward.weight"), task(serial, attention + ".reduce.gradient")));
+  EXPECT_TRUE(depends_on(serial, task(serial, attention + ".backward.input"), task(serial, attention + ".gather.input")));
+}
+
 TEST(TensorPipelineLowering, TiedEmbeddingsAllReduceBetweenFirstAndLastStage) {
   const ExecutionGraph graph = lowered("tp:2,pp:4", 8);
   EXPECT_EQ(on_stream(graph.programs[0], stream::kEmbedding, CollectiveOp::allreduce), 1);
