@@ -2,7 +2,9 @@
 // the case, runs one scenario through the same pipeline the commands use, and returns the
 // predicted value in its unit. Paths in cases are relative to the source tree.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -153,6 +155,44 @@ double simulate_iteration_time(const ValidationCase& c) {
   return simulate_tp_pp_case(c, case_transformer_workload(c)).step.step_time_s;
 }
 
+// One transformer layer of a tensor-parallel step (pp 1, one microbatch), read from the
+// timeline as Korthikanti et al.'s Table 4 times it: the middle layer's forward runs from its
+// first task to the next layer's first, its backward (the layers run last to first) from its
+// first task to the previous layer's. `pass`: forward, backward (default: their sum).
+bool is_backward_task(const std::string& name) {
+  for (const char* mark : {".backward.", ".gather.gradient", ".gather.input", ".reduce.gradient", " recompute"})
+    if (name.find(mark) != std::string::npos) return true;
+  return false;
+}
+
+double layer_start_s(const std::vector<TimelineEvent>& events, int layer, bool backward) {
+  const std::string prefix = "layer" + std::to_string(layer) + ".";
+  double start_s = std::numeric_limits<double>::infinity();
+  for (const TimelineEvent& e : events)
+    if (e.name.rfind(prefix, 0) == 0 && is_backward_task(e.name) == backward) start_s = std::min(start_s, e.start_s);
+  return start_s;
+}
+
+double simulate_layer_time_ms(const ValidationCase& c) {
+  const PointResult point = simulate_tp_pp_case(c, case_transformer_workload(c));
+  const TensorPipelinePlan& plan = *point.tensor_pipeline;
+  if (plan.spec.pipeline != 1 || plan.microbatches != 1)
+    throw InputError(c.file, c.field + ".strategy", "a layer is timed in a step of one microbatch without pipeline "
+                                                    "parallelism (pp:1 and global_batch equal to the microbatch)");
+  const int layers = plan.layers_per_chunk;
+  if (layers < 3) throw InputError(c.file, c.field + ".layers", "expected at least 3 layers, to time a middle one");
+  const std::string pass = c.optional_text("pass").value_or("both");
+  if (pass != "forward" && pass != "backward" && pass != "both")
+    throw InputError(c.file, c.field + ".pass", "expected forward, backward or both, got '" + pass + "'");
+  const std::vector<TimelineEvent>& events = point.replay.timeline.classes.at(0).events;
+  const int middle = layers / 2;
+  const double forward_s = layer_start_s(events, middle + 1, false) - layer_start_s(events, middle, false);
+  const double backward_s = layer_start_s(events, middle - 1, true) - layer_start_s(events, middle, true);
+  const double ms = 1e3 * (pass == "forward" ? forward_s : pass == "backward" ? backward_s : forward_s + backward_s);
+  if (!std::isfinite(ms) || ms <= 0) throw std::runtime_error("layer_time: the timeline has no layer " + std::to_string(middle));
+  return ms;
+}
+
 // ---- data-parallel scaling ------------------------------------------------------------------
 
 // A workload's data-parallel speedup at `gpus` over one GPU, each GPU at the same batch
@@ -212,6 +252,9 @@ const std::vector<ValidationKind>& validation_kinds() {
        {"platform", "workload", "strategy", "gpus"},
        {"global_batch", "layers", "hidden", "ffn_hidden", "heads", "vocabulary", "sequence", "flops"},
        simulate_throughput},
+      {"layer_time", "ms", "one transformer layer of a tensor-parallel step (pp 1, one microbatch), from its timeline: its forward, backward or both against the measured layer time",
+       {"platform", "workload", "strategy", "gpus"},
+       {"global_batch", "layers", "hidden", "ffn_hidden", "heads", "vocabulary", "sequence", "pass"}, simulate_layer_time_ms},
       {"iteration_time", "s", "a tp/pp training step: the step time against the measured iteration time",
        {"platform", "workload", "strategy", "gpus"},
        {"global_batch", "layers", "hidden", "ffn_hidden", "heads", "vocabulary", "sequence"}, simulate_iteration_time},

@@ -51,6 +51,19 @@ TEST_F(BadInput, MissingPlatformFile) {
 // A platform GPU no cost-model family matches, with a user cost model whose `uncalibrated`
 // default cannot price the workload's precision: the platform's node.gpu.model is named, with
 // the models the families know, not the cost model.
+// A validation case that times one layer must name a step the layer can be read from.
+TEST_F(BadInput, LayerTimeCaseNeedsOneMicrobatchWithoutPipelineAndAKnownPass) {
+  const std::string layer = "kind: layer_time, platform: dgx-a100-80gb, workload: gpt3-175b, layers: 4, hidden: 1024, "
+                            "heads: 16, vocabulary: 51200, sequence: 512, measured: 1, source: s, ";
+  const std::string piped = write_file(dir, "piped.yaml", "cases:\n  - {name: a, " + layer +
+                                                              "gpus: 4, global_batch: 4, strategy: \"tp:2,pp:2,mb:4\"}\n");
+  expect_input_error("validate --cases " + piped, {"piped.yaml", "cases[0].strategy", "pp:1"});
+  const std::string sideways = write_file(dir, "sideways.yaml", "cases:\n  - {name: a, " + layer +
+                                                                    "gpus: 2, global_batch: 4, strategy: \"tp:2,pp:1,mb:4\", "
+                                                                    "pass: sideways}\n");
+  expect_input_error("validate --cases " + sideways, {"sideways.yaml", "cases[0].pass", "forward, backward or both"});
+}
+
 TEST_F(BadInput, UnpricedGpuModelNamesThePlatformField) {
   const std::string platform = write_file(dir, "tiny.yaml", std::string(kSmallPlatform) + "nodes: 1\n");
   const std::string cost_model = write_file(dir, "cm.yaml", R"(uncalibrated:
