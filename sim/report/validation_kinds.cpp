@@ -158,7 +158,8 @@ double simulate_iteration_time(const ValidationCase& c) {
 // One transformer layer of a tensor-parallel step (pp 1, one microbatch), read from the
 // timeline as Korthikanti et al.'s Table 4 times it: the middle layer's forward runs from its
 // first task to the next layer's first, its backward (the layers run last to first) from its
-// first task to the previous layer's. `pass`: forward, backward (default: their sum).
+// first task to the previous layer's. `pass`: forward, backward (default: their sum). Tasks are
+// told apart by the names the stage builder gives them (sim/strategy/tp_pp_stage.cpp).
 bool is_backward_task(const std::string& name) {
   for (const char* mark : {".backward.", ".gather.gradient", ".gather.input", ".reduce.gradient", " recompute"})
     if (name.find(mark) != std::string::npos) return true;
@@ -189,7 +190,8 @@ double simulate_layer_time_ms(const ValidationCase& c) {
   const double forward_s = layer_start_s(events, middle + 1, false) - layer_start_s(events, middle, false);
   const double backward_s = layer_start_s(events, middle - 1, true) - layer_start_s(events, middle, true);
   const double ms = 1e3 * (pass == "forward" ? forward_s : pass == "backward" ? backward_s : forward_s + backward_s);
-  if (!std::isfinite(ms) || ms <= 0) throw std::runtime_error("layer_time: the timeline has no layer " + std::to_string(middle));
+  if (!std::isfinite(ms) || ms <= 0)
+    throw std::runtime_error("layer_time: the timeline has no layer " + std::to_string(middle));
   return ms;
 }
 
@@ -252,7 +254,9 @@ const std::vector<ValidationKind>& validation_kinds() {
        {"platform", "workload", "strategy", "gpus"},
        {"global_batch", "layers", "hidden", "ffn_hidden", "heads", "vocabulary", "sequence", "flops"},
        simulate_throughput},
-      {"layer_time", "ms", "one transformer layer of a tensor-parallel step (pp 1, one microbatch), from its timeline: its forward, backward or both against the measured layer time",
+      {"layer_time", "ms",
+       "one transformer layer of a tensor-parallel step (pp 1, one microbatch), from its timeline: its forward, "
+       "backward or both against the measured layer time",
        {"platform", "workload", "strategy", "gpus"},
        {"global_batch", "layers", "hidden", "ffn_hidden", "heads", "vocabulary", "sequence", "pass"}, simulate_layer_time_ms},
       {"iteration_time", "s", "a tp/pp training step: the step time against the measured iteration time",
