@@ -25,9 +25,12 @@ void appendf(std::string& out, const char* format, ...) {
 
 std::string format_duration(double seconds) {
   char text[64];
-  if (seconds >= 1 || seconds == 0) std::snprintf(text, sizeof text, "%.3f s", seconds);
-  else if (seconds >= 1e-3) std::snprintf(text, sizeof text, "%.3f ms", seconds * 1e3);
-  else std::snprintf(text, sizeof text, "%.3f us", seconds * 1e6);
+  if (seconds >= 1 || seconds == 0)
+    std::snprintf(text, sizeof text, "%.3f s", seconds);
+  else if (seconds >= 1e-3)
+    std::snprintf(text, sizeof text, "%.3f ms", seconds * 1e3);
+  else
+    std::snprintf(text, sizeof text, "%.3f us", seconds * 1e6);
   return text;
 }
 

@@ -15,6 +15,8 @@ namespace scalecast {
 void appendf(std::string& out, const char* format, ...) __attribute__((format(printf, 2, 3)));
 
 // "12.345 ms": three decimals in the largest unit (s, ms, us) that keeps the number at least 1.
+// Not sim/core's format_seconds, which gives microseconds two decimals and long runs in hours
+// and days: inspect's tables keep one shape for every row.
 std::string format_duration(double seconds);
 
 // Keeps table columns aligned: text longer than `width` is cut, with "..." to say so.

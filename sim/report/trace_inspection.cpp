@@ -81,37 +81,42 @@ std::string trace_inspection_text(const std::string& path, const TraceSummary& s
   appendf(out, "trace %s\n", path.c_str());
   appendf(out, "  origin            %s\n", s.origin.empty() ? "(not recorded)" : s.origin.c_str());
   appendf(out, "  traced GPU        %s\n", s.traced_gpu.empty() ? "(not recorded)" : s.traced_gpu.c_str());
-  appendf(out, "  ranks             %d running %zu program%s\n", s.ranks, s.programs.size(), s.programs.size() == 1 ? "" : "s");
+  appendf(out, "  ranks             %d running %zu program%s\n", s.ranks, s.programs.size(),
+          s.programs.size() == 1 ? "" : "s");
   appendf(out, "  steps             %d\n", s.steps);
   appendf(out, "  compute per step  %s measured on the busiest rank (step time needs `scalecast simulate`)\n",
-              format_duration(compute_per_step_s(s)).c_str());
-  appendf(out, "\nprograms (measured: GPU compute; host: CPU threads' tasks)\n  %-24s %9s %11s %6s %6s %14s %14s %11s\n",
-              "ranks", "compute", "collective", "send", "recv", "measured", "host", "unmeasured");
+          format_duration(compute_per_step_s(s)).c_str());
+  appendf(out,
+          "\nprograms (measured: GPU compute; host: CPU threads' tasks)\n  %-24s %9s %11s %6s %6s %14s %14s %11s\n",
+          "ranks", "compute", "collective", "send", "recv", "measured", "host", "unmeasured");
   for (const ProgramSummary& p : s.programs) {
     auto count = [&](TaskKind kind) { return p.tasks.count(kind) ? p.tasks.at(kind) : 0L; };
-    appendf(out, "  %-24s %9ld %11ld %6ld %6ld %14s %14s %11ld\n", rank_ranges_text(p.ranks).c_str(), count(TaskKind::compute),
-                count(TaskKind::collective), count(TaskKind::send), count(TaskKind::recv),
-                format_duration(p.measured_compute_s).c_str(), format_duration(p.measured_host_s).c_str(), p.unmeasured_compute_tasks);
+    appendf(out, "  %-24s %9ld %11ld %6ld %6ld %14s %14s %11ld\n", rank_ranges_text(p.ranks).c_str(),
+            count(TaskKind::compute), count(TaskKind::collective), count(TaskKind::send), count(TaskKind::recv),
+            format_duration(p.measured_compute_s).c_str(), format_duration(p.measured_host_s).c_str(),
+            p.unmeasured_compute_tasks);
   }
-  appendf(out, "\ncollectives (over all ranks; bytes are per-rank buffers summed)\n  %-14s %10s %14s\n", "op", "count", "bytes");
+  appendf(out, "\ncollectives (over all ranks; bytes are per-rank buffers summed)\n  %-14s %10s %14s\n", "op", "count",
+          "bytes");
   for (const CollectiveTotal& c : s.collectives)
     appendf(out, "  %-14s %10ld %14s\n", to_string(c.op), c.count, format_bytes(c.bytes).c_str());
   appendf(out, "\ncommunicators\n  %-6s %-20s %8s %14s\n", "id", "name", "groups", "largest group");
   for (const CommunicatorSummary& c : s.communicators)
     appendf(out, "  %-6d %-20s %8d %14d\n", c.id, c.name.c_str(), c.groups, c.largest_group);
-  appendf(out, "\nstreams (measured durations summed: busy time if the stream never waits)\n  %-8s %-7s %-5s %8s %14s\n",
-              "program", "stream", "kind", "tasks", "busy");
+  appendf(out,
+          "\nstreams (measured durations summed: busy time if the stream never waits)\n  %-8s %-7s %-5s %8s %14s\n",
+          "program", "stream", "kind", "tasks", "busy");
   for (const TraceStream& t : s.streams)
     appendf(out, "  %-8d %-7d %-5s %8ld %14s\n", t.program, t.stream, t.host ? "host" : "gpu", t.tasks,
-                format_duration(t.measured_busy_s).c_str());
+            format_duration(t.measured_busy_s).c_str());
   appendf(out, "\nsteps (measured compute of the busiest rank)\n  %-6s %14s\n", "step", "compute");
   for (const auto& [step, compute_s] : s.step_compute_s)
     appendf(out, "  %-6d %14s\n", step, format_duration(compute_s).c_str());
   appendf(out, "\ntop operators (measured durations, summed over all ranks)\n  %-32s %-8s %8s %14s %14s\n", "name",
-              "category", "count", "total", "mean");
+          "category", "count", "total", "mean");
   for (const OperatorTotal& op : s.top_operators)
     appendf(out, "  %-32s %-8s %8ld %14s %14s\n", fit_to_width(op.name, 32).c_str(), to_string(op.category), op.count,
-                format_duration(op.total_s).c_str(), format_duration(op.mean_s).c_str());
+            format_duration(op.total_s).c_str(), format_duration(op.mean_s).c_str());
   return out;
 }
 

@@ -48,8 +48,11 @@ StageBuilder::StageBuilder(const TensorPipelinePlan& plan, int stage, double opt
 
 int StageBuilder::add(Task task, const std::vector<int>& deps) {
   task.step = 0;
+  // Each dependency once: a collective's data and the compute issued before it are often the
+  // same task.
   for (int d : deps)
-    if (d >= 0) task.deps.push_back({0, d});
+    if (d >= 0 && std::find(task.deps.begin(), task.deps.end(), TaskRef{0, d}) == task.deps.end())
+      task.deps.push_back({0, d});
   program_.tasks.push_back(std::move(task));
   return static_cast<int>(program_.tasks.size()) - 1;
 }

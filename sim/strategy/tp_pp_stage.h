@@ -80,7 +80,13 @@ class StageBuilder {
   GradientUnit embedding_, head_;
   std::vector<int> per_microbatch_reductions_;  // zero:2 and zero:3
   int blocking_send_ = -1;          // without p2p overlap: a transfer the next compute waits for
-  int last_compute_ = -1;           // the compute task issued last: collectives and sends wait for it
+  // The compute task issued last. Tensor-parallel collectives and pipeline sends wait for it, as
+  // PyTorch's NCCL stream waits for the compute stream when a collective is issued. Receives do
+  // not: the stage issues them at the start of their pass, not in Megatron's batched exchange
+  // after the previous compute, and waiting there deadlocks interleaved schedules. Gradient and
+  // ZeRO collectives name the task they follow (their weight gradient, or the layer gathered
+  // ahead of) themselves.
+  int last_compute_ = -1;
   int last_backward_compute_ = -1;  // without dp overlap: gradients are reduced after it
   // zero:3: for each layer pass that gathered its weights, in issue order, the task ending it.
   std::vector<int> gather_consumers_;
