@@ -36,25 +36,23 @@ std::vector<PipelinePass> one_forward_one_backward(int total, int warmup, int st
 
 }  // namespace
 
-std::vector<PipelinePass> pipeline_passes(PipelineSchedule schedule, int stages, int stage, int microbatches,
-                                          int chunks) {
-  if (schedule != PipelineSchedule::interleaved) chunks = 1;
-  if (schedule == PipelineSchedule::gpipe) {
-    std::vector<PipelinePass> passes;
-    for (int m = 0; m < microbatches; ++m) passes.push_back({true, m, 0});
-    for (int m = 0; m < microbatches; ++m) passes.push_back({false, m, 0});
-    return passes;
-  }
-  if (schedule == PipelineSchedule::one_f_one_b)
-    return one_forward_one_backward(microbatches, std::min(stages - stage - 1, microbatches), stages, 1);
+int warmup_passes(PipelineSchedule schedule, int stages, int stage, int microbatches, int chunks) {
+  if (schedule == PipelineSchedule::gpipe) return microbatches;
+  if (schedule == PipelineSchedule::one_f_one_b) return std::min(stages - stage - 1, microbatches);
   if (microbatches % stages != 0)
     throw RequestError("strategy", "the interleaved schedule needs the microbatches per replica (" +
                                        std::to_string(microbatches) + ") to be a multiple of the pipeline stages (" +
                                        std::to_string(stages) + ")");
   const int total = microbatches * chunks;
   // As Megatron: with as many microbatches as stages, every forward goes first.
-  const int warmup = microbatches == stages ? total : std::min((stages - stage - 1) * 2 + (chunks - 1) * stages, total);
-  return one_forward_one_backward(total, warmup, stages, chunks);
+  return microbatches == stages ? total : std::min((stages - stage - 1) * 2 + (chunks - 1) * stages, total);
+}
+
+std::vector<PipelinePass> pipeline_passes(PipelineSchedule schedule, int stages, int stage, int microbatches,
+                                          int chunks) {
+  if (schedule != PipelineSchedule::interleaved) chunks = 1;
+  const int warmup = warmup_passes(schedule, stages, stage, microbatches, chunks);
+  return one_forward_one_backward(microbatches * chunks, warmup, stages, chunks);
 }
 
 int peak_passes_in_flight(const std::vector<PipelinePass>& passes) {

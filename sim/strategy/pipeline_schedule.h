@@ -35,6 +35,10 @@ struct PipelinePass {
 std::vector<PipelinePass> pipeline_passes(PipelineSchedule schedule, int stages, int stage, int microbatches,
                                           int chunks);
 
+// The forwards a stage runs before its first backward: all M for GPipe, min(P-s-1, M) for 1F1B,
+// min((P-s-1)*2 + (V-1)*P, M*V) interleaved (all M*V when M = P). Throws as pipeline_passes.
+int warmup_passes(PipelineSchedule schedule, int stages, int stage, int microbatches, int chunks);
+
 // Forward passes a stage has started and not yet finished the backward of, at most, over the
 // step: how many microbatches' activations it holds at once (per model chunk's worth of layers).
 int peak_passes_in_flight(const std::vector<PipelinePass>& passes);

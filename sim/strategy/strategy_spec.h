@@ -29,8 +29,9 @@ enum class Recompute { automatic, none, selective, full };
 //        (Megatron-LM since 2022, Korthikanti et al.);
 //   dp   data-parallel buckets are reduced as soon as their gradients are done (PyTorch DDP);
 //        without it, after the stage's backward pass (Megatron-LM's local DDP);
-//   p2p  pipeline transfers run beside the compute; without it a stage waits for its own sends
-//        (Megatron-LM's synchronous p2p before 2023).
+//   p2p  pipeline transfers run beside the compute; without it a stage waits for each of its
+//        p2p calls, sends and receives (Megatron-LM's synchronised calls before 2023;
+//        pipeline_exchanges.h).
 // The fidelity table runs Narayanan et al.'s SC'21 cases with overlap:dp without pipelining and
 // overlap:none with it: an assumption about Megatron-LM's 2021 defaults, which the paper does not state.
 struct Overlap {

@@ -50,7 +50,9 @@ int StageBuilder::add(Task task, const std::vector<int>& deps) {
   task.step = 0;
   // Each dependency once: a collective's data and the compute issued before it are often the
   // same task.
-  for (int d : deps)
+  std::vector<int> all_deps = deps;
+  all_deps.insert(all_deps.end(), host_sync_.begin(), host_sync_.end());
+  for (int d : all_deps)
     if (d >= 0 && std::find(task.deps.begin(), task.deps.end(), TaskRef{0, d}) == task.deps.end())
       task.deps.push_back({0, d});
   program_.tasks.push_back(std::move(task));
@@ -63,9 +65,8 @@ int StageBuilder::compute(const std::string& name, double duration_s, std::vecto
   task.name = name;
   task.stream = stream::kCompute;
   task.duration_s = duration_s;  // priced from the layer's kernels (transformer_layer_costs.h)
-  deps.push_back(blocking_send_);  // a synchronous transfer holds the stage's compute
-  blocking_send_ = -1;
   last_compute_ = add(std::move(task), deps);
+  host_sync_.clear();  // what is issued later follows this compute
   return last_compute_;
 }
 
@@ -122,8 +123,28 @@ int StageBuilder::global_layer(int chunk, int j) const {
   return (chunk * plan_.spec.pipeline + stage_) * plan_.layers_per_chunk + j;
 }
 
-// The activation (or its gradient) from the neighbouring stage: 1/T of the hidden state from
-// each tensor rank, put back together over NVLink unless sequence parallelism keeps it split.
+// One of Megatron's batched p2p calls (pipeline_exchanges.h): its sends and receives go out
+// together after the compute issued before them, each waiting for its neighbour's matching
+// call. Without p2p overlap the host then synchronizes: whatever the stage issues next waits
+// for the whole call. A received activation (or gradient) is 1/T of the hidden state from each
+// tensor rank, put back together over NVLink after the call unless sequence parallelism keeps
+// it split.
+void StageBuilder::exchange(const PipelineExchange& call) {
+  std::vector<int> transfers;
+  for (const PipelinePass& pass : call.sends) transfers.push_back(send(pass, results_.at(key(pass))));
+  std::vector<std::pair<PipelinePass, int>> received;
+  for (const PipelinePass& pass : call.receives) {
+    received.push_back({pass, receive(pass)});
+    transfers.push_back(received.back().second);
+  }
+  if (!plan_.spec.overlap.pipeline) host_sync_ = transfers;
+  for (const auto& [pass, transfer] : received)
+    inputs_[key(pass)] = plan_.spec.sequence_parallel
+                             ? transfer
+                             : tensor_collective("gather.received" + pass_tag(pass), CollectiveOp::allgather,
+                                                 plan_.hidden_bytes, transfer);
+}
+
 int StageBuilder::receive(const PipelinePass& pass) {
   const int stages = plan_.spec.pipeline;
   const int from = pass.forward ? (stage_ + stages - 1) % stages : (stage_ + 1) % stages;
@@ -131,15 +152,12 @@ int StageBuilder::receive(const PipelinePass& pass) {
   const int root = from < stage_ ? 0 : 1;  // a pair's groups list the lower stage first
   const int virtual_stage = pass.chunk * stages + stage_;
   const int sender = pass.forward ? virtual_stage - 1 : virtual_stage + 1;
-  const int received = collective(transfer_name(pass, sender, virtual_stage),
-                                  CollectiveOp::broadcast, communicator,
-                                  pass.forward ? stream::kReceiveForward : stream::kReceiveBackward,
-                                  plan_.hidden_bytes / plan_.spec.tensor, {}, root);
-  if (plan_.spec.sequence_parallel) return received;
-  return tensor_collective("gather.received" + pass_tag(pass), CollectiveOp::allgather, plan_.hidden_bytes, received);
+  return collective(transfer_name(pass, sender, virtual_stage), CollectiveOp::broadcast, communicator,
+                    pass.forward ? stream::kReceiveForward : stream::kReceiveBackward,
+                    plan_.hidden_bytes / plan_.spec.tensor, {last_compute_}, root);
 }
 
-void StageBuilder::send(const PipelinePass& pass, int after) {
+int StageBuilder::send(const PipelinePass& pass, int after) {
   const int stages = plan_.spec.pipeline;
   const int to = pass.forward ? (stage_ + 1) % stages : (stage_ + stages - 1) % stages;
   const int communicator = pass.forward ? comm::forward_pair(stage_) : comm::backward_pair(stage_);
@@ -147,11 +165,9 @@ void StageBuilder::send(const PipelinePass& pass, int after) {
   const int virtual_stage = pass.chunk * stages + stage_;
   // Like a collective, the send waits for the compute issued before it: after a backward pass,
   // the last weight gradient (Megatron-LM sends once autograd has issued the whole chunk).
-  const int sent = collective(transfer_name(pass, virtual_stage, pass.forward ? virtual_stage + 1 : virtual_stage - 1),
-                              CollectiveOp::broadcast, communicator,
-                              pass.forward ? stream::kSendForward : stream::kSendBackward,
-                              plan_.hidden_bytes / plan_.spec.tensor, {after, last_compute_}, root);
-  if (!plan_.spec.overlap.pipeline) blocking_send_ = sent;
+  return collective(transfer_name(pass, virtual_stage, pass.forward ? virtual_stage + 1 : virtual_stage - 1),
+                    CollectiveOp::broadcast, communicator, pass.forward ? stream::kSendForward : stream::kSendBackward,
+                    plan_.hidden_bytes / plan_.spec.tensor, {after, last_compute_}, root);
 }
 
 // ZeRO-3: the layer's weights gathered from the data-parallel shards before it runs, at most
@@ -231,7 +247,7 @@ int StageBuilder::forward_pass(const PipelinePass& pass) {
     last = compute("embedding.forward" + tag, plan_.ends.embedding_forward, {});
     last = tensor_reduce("embedding.reduce" + tag, last);
   } else {
-    last = receive(pass);
+    last = inputs_.at(key(pass));
   }
   for (int j = 0; j < plan_.layers_per_chunk; ++j) {
     const int layer = global_layer(pass.chunk, j);
@@ -240,7 +256,7 @@ int StageBuilder::forward_pass(const PipelinePass& pass) {
     if (weights >= 0) gather_consumers_.push_back(last);
   }
   if (!plan_.last_virtual_stage(stage_, pass.chunk)) {
-    send(pass, last);
+    results_[key(pass)] = last;
     return last;
   }
   last = compute("head.forward" + tag, plan_.ends.head_forward, {tensor_gather("head.gather" + tag, last)});
@@ -258,11 +274,11 @@ int StageBuilder::backward_pass(const PipelinePass& pass) {
     last = tensor_reduce("head.reduce.gradient" + tag, dgrad);
     weights_done(head_, compute("head.backward.weight" + tag, plan_.ends.head_backward_weight, {dgrad}), tag);
   } else {
-    last = receive(pass);
+    last = inputs_.at(key(pass));
   }
   for (int j = plan_.layers_per_chunk - 1; j >= 0; --j) last = layer_backward(global_layer(pass.chunk, j), tag, last);
   if (!plan_.first_virtual_stage(stage_, pass.chunk)) {
-    send(pass, last);
+    results_[key(pass)] = last;
     return last;
   }
   weights_done(embedding_, compute("embedding.backward" + tag, plan_.ends.embedding_backward, {last}), tag);
@@ -270,9 +286,13 @@ int StageBuilder::backward_pass(const PipelinePass& pass) {
 }
 
 void StageBuilder::build() {
-  for (const PipelinePass& pass :
-       pipeline_passes(plan_.spec.schedule, plan_.spec.pipeline, stage_, plan_.microbatches, plan_.chunks))
-    pass.forward ? forward_pass(pass) : backward_pass(pass);
+  const PipelineProgram program =
+      pipeline_program(plan_.spec.schedule, plan_.spec.pipeline, stage_, plan_.microbatches, plan_.chunks);
+  for (const PipelineStep& step : program.steps) {
+    for (const PipelineExchange& call : step.exchanges_before) exchange(call);
+    step.pass.forward ? forward_pass(step.pass) : backward_pass(step.pass);
+  }
+  for (const PipelineExchange& call : program.exchanges_after) exchange(call);
   synchronize_gradients();
 }
 

@@ -2,10 +2,12 @@
 // to the lowering: tp_pp_lowering.cpp builds the frame and communicators, this the tasks.
 #pragma once
 
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
-#include "sim/strategy/pipeline_schedule.h"
+#include "sim/strategy/pipeline_exchanges.h"
 #include "sim/strategy/tp_pp_plan.h"
 #include "sim/trace/execution_graph.h"
 
@@ -58,8 +60,9 @@ class StageBuilder {
   BlockBackward block_backward(const std::string& name, const BlockTimes& times, const KernelSequenceTime& extra_output_side,
                                int after, int weights);
   int gather_layer_weights(int layer, const std::string& tag);
+  void exchange(const PipelineExchange& call);
   int receive(const PipelinePass& pass);
-  void send(const PipelinePass& pass, int after);
+  int send(const PipelinePass& pass, int after);
   void weights_done(GradientUnit& unit, int wgrad, const std::string& tag);
   double gradient_bytes(const GradientUnit& unit) const;
 
@@ -79,14 +82,20 @@ class StageBuilder {
   std::vector<GradientUnit> layers_;  // by global layer index (only this stage's are used)
   GradientUnit embedding_, head_;
   std::vector<int> per_microbatch_reductions_;  // zero:2 and zero:3
-  int blocking_send_ = -1;          // without p2p overlap: a transfer the next compute waits for
-  // The compute task issued last. Tensor-parallel collectives and pipeline sends wait for it, as
-  // PyTorch's NCCL stream waits for the compute stream when a collective is issued. Receives do
-  // not: the stage issues them at the start of their pass, not in Megatron's batched exchange
-  // after the previous compute, and waiting there deadlocks interleaved schedules. Gradient and
-  // ZeRO collectives name the task they follow (their weight gradient, or the layer gathered
-  // ahead of) themselves.
+  // Without p2p overlap: the transfers of the last p2p call, which every task issued after it
+  // waits for until the next compute has been issued (Megatron's torch.cuda.synchronize() after
+  // each call; later tasks follow that compute).
+  std::vector<int> host_sync_;
+  // The compute task issued last. Tensor-parallel collectives and pipeline transfers wait for
+  // it, as PyTorch's NCCL stream waits for the compute stream when a collective is issued.
+  // Gradient and ZeRO collectives name the task they follow (their weight gradient, or the
+  // layer gathered ahead of) themselves.
   int last_compute_ = -1;
+  // Per pass (forward, microbatch, chunk): the task its input arrived with (the received
+  // activation or gradient, gathered over the tensor group) and the task its result leaves after.
+  using PassKey = std::tuple<bool, int, int>;
+  static PassKey key(const PipelinePass& pass) { return {pass.forward, pass.microbatch, pass.chunk}; }
+  std::map<PassKey, int> inputs_, results_;
   int last_backward_compute_ = -1;  // without dp overlap: gradients are reduced after it
   // zero:3: for each layer pass that gathered its weights, in issue order, the task ending it.
   std::vector<int> gather_consumers_;
