@@ -27,27 +27,41 @@ bool has_next_virtual_stage(const PipelinePass& pass, int stages, int stage, int
   return pass.chunk * stages + stage < stages * chunks - 1;
 }
 
+// With overlap, the gap of the call that receives pass i's input: the call after the stage's
+// previous pass of the same direction; the first forward's comes before every pass, the first
+// backward's after the last warm-up forward.
+int overlapped_receive_gap(const std::vector<PipelinePass>& passes, int i, int warmup) {
+  for (int j = i - 1; j >= 0; --j)
+    if (passes[j].forward == passes[i].forward) return j + 1;
+  return passes[i].forward ? 0 : warmup;
+}
+
 }  // namespace
 
-PipelineProgram pipeline_program(PipelineSchedule schedule, int stages, int stage, int microbatches, int chunks) {
+PipelineProgram pipeline_program(PipelineSchedule schedule, int stages, int stage, int microbatches, int chunks,
+                                 PipelineCalls mode) {
   if (schedule != PipelineSchedule::interleaved) chunks = 1;
   const std::vector<PipelinePass> passes = pipeline_passes(schedule, stages, stage, microbatches, chunks);
   const int count = static_cast<int>(passes.size());
   const int warmup = warmup_passes(schedule, stages, stage, microbatches, chunks);
   const int steady = microbatches * chunks - warmup;
   const bool all_warmup = schedule == PipelineSchedule::interleaved && microbatches == stages;
+  // Megatron Core overlaps p2p calls in the interleaved schedule only ("Non-interleaved
+  // pipeline parallelism does not support overlapping p2p communication"): 1F1B and GPipe keep
+  // their calls, and only the host synchronization goes (tp_pp_stage.cpp).
+  const bool overlapped = mode == PipelineCalls::overlapped && schedule == PipelineSchedule::interleaved;
 
   // calls[g]: the calls of gap g, in order.
   std::vector<std::vector<PipelineExchange>> calls(count + 1);
   for (int gap = 0; gap <= count; ++gap)
-    calls[gap].resize(calls_in_gap(schedule, gap, count, warmup, steady, all_warmup));
+    calls[gap].resize(overlapped ? 1 : calls_in_gap(schedule, gap, count, warmup, steady, all_warmup));
   for (int i = 0; i < count; ++i) {
     const PipelinePass& pass = passes[i];
     const bool from_previous = has_previous_virtual_stage(pass, stages, stage);
     const bool from_next = has_next_virtual_stage(pass, stages, stage, chunks);
-    // The input arrives at the last call before the pass ...
+    // The input arrives at the last call before the pass (overlapped: ahead of it) ...
     if (pass.forward ? from_previous : from_next) {
-      int gap = i;
+      int gap = overlapped ? overlapped_receive_gap(passes, i, warmup) : i;
       while (calls[gap].empty()) --gap;  // gap 0 always has a call
       calls[gap].back().receives.push_back(pass);
     }

@@ -19,6 +19,15 @@
 // cannot start before the neighbour reaches its matching call. Until 2023 every call ended in
 // torch.cuda.synchronize() ("to protect against race condition when using batch_isend_irecv"),
 // so the stage's next work also waits for the whole call -- tp_pp_stage.h.
+//
+// Overlapped (Megatron Core's interleaved schedule with overlap_p2p_comm, megatron/core/
+// pipeline_parallel/schedules.py: send_forward_recv_forward after each forward,
+// send_backward_recv_backward after each backward, each waited for only before the pass that
+// needs it): one call after every pass, a result leaving at the call after its pass and an
+// input arriving at the call after the stage's previous pass of the same direction -- a
+// forward's during the backward between, and the first backward's after the last warm-up
+// forward. Megatron Core refuses it for the non-interleaved schedule, and so 1F1B and GPipe
+// keep their synchronous calls' places in either mode.
 #pragma once
 
 #include <vector>
@@ -46,9 +55,12 @@ struct PipelineProgram {
   std::vector<PipelineExchange> exchanges_after;
 };
 
+enum class PipelineCalls { synchronous, overlapped };
+
 // The program of stage `stage` (arguments as pipeline_passes, whose order the passes keep).
 // Only transfers with a neighbour appear: the first virtual stage receives no forward input
 // and sends no input gradient, the last receives no output gradient and sends no activation.
-PipelineProgram pipeline_program(PipelineSchedule schedule, int stages, int stage, int microbatches, int chunks);
+PipelineProgram pipeline_program(PipelineSchedule schedule, int stages, int stage, int microbatches, int chunks,
+                                 PipelineCalls mode = PipelineCalls::synchronous);
 
 }  // namespace scalecast

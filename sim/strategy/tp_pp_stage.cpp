@@ -126,9 +126,9 @@ int StageBuilder::global_layer(int chunk, int j) const {
 // One of Megatron's batched p2p calls (pipeline_exchanges.h): its sends and receives go out
 // together after the compute issued before them, each waiting for its neighbour's matching
 // call. Without p2p overlap the host then synchronizes: whatever the stage issues next waits
-// for the whole call. A received activation (or gradient) is 1/T of the hidden state from each
-// tensor rank, put back together over NVLink after the call unless sequence parallelism keeps
-// it split.
+// for the whole call, and the received tensors are gathered at once (Megatron's _communicate).
+// With overlap a received tensor is waited for, and gathered, only before the pass that needs
+// it (input_of), so a receive made a pass ahead holds up no collective of the pass between.
 void StageBuilder::exchange(const PipelineExchange& call) {
   std::vector<int> transfers;
   for (const PipelinePass& pass : call.sends) transfers.push_back(send(pass, results_.at(key(pass))));
@@ -139,10 +139,20 @@ void StageBuilder::exchange(const PipelineExchange& call) {
   }
   if (!plan_.spec.overlap.pipeline) host_sync_ = transfers;
   for (const auto& [pass, transfer] : received)
-    inputs_[key(pass)] = plan_.spec.sequence_parallel
-                             ? transfer
-                             : tensor_collective("gather.received" + pass_tag(pass), CollectiveOp::allgather,
-                                                 plan_.hidden_bytes, transfer);
+    inputs_[key(pass)] = plan_.spec.overlap.pipeline ? transfer : gather_received(pass, transfer);
+}
+
+// The pass's input as its first task takes it (the pass must have one).
+int StageBuilder::input_of(const PipelinePass& pass) {
+  const int input = inputs_.at(key(pass));
+  return plan_.spec.overlap.pipeline ? gather_received(pass, input) : input;
+}
+
+// A received activation (or gradient) is 1/T of the hidden state from each tensor rank, put
+// back together over NVLink unless sequence parallelism keeps it split.
+int StageBuilder::gather_received(const PipelinePass& pass, int transfer) {
+  if (plan_.spec.sequence_parallel) return transfer;
+  return tensor_collective("gather.received" + pass_tag(pass), CollectiveOp::allgather, plan_.hidden_bytes, transfer);
 }
 
 int StageBuilder::receive(const PipelinePass& pass) {
@@ -247,7 +257,7 @@ int StageBuilder::forward_pass(const PipelinePass& pass) {
     last = compute("embedding.forward" + tag, plan_.ends.embedding_forward, {});
     last = tensor_reduce("embedding.reduce" + tag, last);
   } else {
-    last = inputs_.at(key(pass));
+    last = input_of(pass);
   }
   for (int j = 0; j < plan_.layers_per_chunk; ++j) {
     const int layer = global_layer(pass.chunk, j);
@@ -274,7 +284,7 @@ int StageBuilder::backward_pass(const PipelinePass& pass) {
     last = tensor_reduce("head.reduce.gradient" + tag, dgrad);
     weights_done(head_, compute("head.backward.weight" + tag, plan_.ends.head_backward_weight, {dgrad}), tag);
   } else {
-    last = inputs_.at(key(pass));
+    last = input_of(pass);
   }
   for (int j = plan_.layers_per_chunk - 1; j >= 0; --j) last = layer_backward(global_layer(pass.chunk, j), tag, last);
   if (!plan_.first_virtual_stage(stage_, pass.chunk)) {
@@ -287,7 +297,8 @@ int StageBuilder::backward_pass(const PipelinePass& pass) {
 
 void StageBuilder::build() {
   const PipelineProgram program =
-      pipeline_program(plan_.spec.schedule, plan_.spec.pipeline, stage_, plan_.microbatches, plan_.chunks);
+      pipeline_program(plan_.spec.schedule, plan_.spec.pipeline, stage_, plan_.microbatches, plan_.chunks,
+                       plan_.spec.overlap.pipeline ? PipelineCalls::overlapped : PipelineCalls::synchronous);
   for (const PipelineStep& step : program.steps) {
     for (const PipelineExchange& call : step.exchanges_before) exchange(call);
     step.pass.forward ? forward_pass(step.pass) : backward_pass(step.pass);

@@ -61,6 +61,8 @@ class StageBuilder {
                                int after, int weights);
   int gather_layer_weights(int layer, const std::string& tag);
   void exchange(const PipelineExchange& call);
+  int input_of(const PipelinePass& pass);
+  int gather_received(const PipelinePass& pass, int transfer);
   int receive(const PipelinePass& pass);
   int send(const PipelinePass& pass, int after);
   void weights_done(GradientUnit& unit, int wgrad, const std::string& tag);
@@ -92,7 +94,8 @@ class StageBuilder {
   // layer gathered ahead of) themselves.
   int last_compute_ = -1;
   // Per pass (forward, microbatch, chunk): the task its input arrived with (the received
-  // activation or gradient, gathered over the tensor group) and the task its result leaves after.
+  // activation or gradient; without p2p overlap already gathered over the tensor group) and the
+  // task its result leaves after.
   using PassKey = std::tuple<bool, int, int>;
   static PassKey key(const PipelinePass& pass) { return {pass.forward, pass.microbatch, pass.chunk}; }
   std::map<PassKey, int> inputs_, results_;

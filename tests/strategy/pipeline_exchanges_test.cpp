@@ -55,7 +55,8 @@ bool contains(const std::vector<PipelinePass>& passes, const PipelinePass& pass)
 TEST(PipelineExchanges, InputsArriveAtTheLastCallBeforeTheirPassResultsLeaveAtTheFirstAfter) {
   for (const ScheduleCase& c : cases())
     for (int s = 0; s < c.stages; ++s) {
-      const PipelineProgram program = pipeline_program(c.schedule, c.stages, s, c.microbatches, c.chunks);
+      const PipelineProgram program = pipeline_program(c.schedule, c.stages, s, c.microbatches, c.chunks,
+                                                       PipelineCalls::synchronous);
       EXPECT_EQ(program.steps.size(), pipeline_passes(c.schedule, c.stages, s, c.microbatches, c.chunks).size());
       const std::vector<Item> items = flat(program);
       for (size_t i = 0; i < items.size(); ++i) {
@@ -80,9 +81,10 @@ TEST(PipelineExchanges, InputsArriveAtTheLastCallBeforeTheirPassResultsLeaveAtTh
 TEST(PipelineExchanges, NeighboursCallsMatchTransferForTransfer) {
   for (const ScheduleCase& c : cases()) {
     const int P = c.stages;
+    for (const PipelineCalls mode : {PipelineCalls::synchronous, PipelineCalls::overlapped}) {
     std::map<std::tuple<bool, int>, std::vector<std::pair<int, int>>> sent, received;  // (forward, sender stage)
     for (int s = 0; s < P; ++s)
-      for (const Item& item : flat(pipeline_program(c.schedule, P, s, c.microbatches, c.chunks))) {
+      for (const Item& item : flat(pipeline_program(c.schedule, P, s, c.microbatches, c.chunks, mode))) {
         if (!std::holds_alternative<PipelineExchange>(item)) continue;
         const PipelineExchange& call = std::get<PipelineExchange>(item);
         for (const PipelinePass& pass : call.sends) {
@@ -95,16 +97,20 @@ TEST(PipelineExchanges, NeighboursCallsMatchTransferForTransfer) {
         }
       }
     EXPECT_EQ(sent, received) << describe(c, 0);
+    }
   }
 }
 
 // Every stage runs its program with unit pass costs (forward 1/V, backward 2/V) and no transfer
-// time, blocking in each call until every neighbour it sends to or receives from has reached
-// the matching call. Returns the makespan, or -1 on deadlock.
-double synchronous_makespan(const ScheduleCase& c) {
+// time. Synchronous: a stage blocks in each call until every neighbour it sends to or receives
+// from has reached the matching call. Overlapped: a call never blocks; a pass waits for its
+// input's transfer, which takes place once both ends have issued their calls. Returns the
+// makespan, or -1 on deadlock.
+double makespan(const ScheduleCase& c, PipelineCalls mode) {
   const int P = c.stages;
   std::vector<std::vector<Item>> programs;
-  for (int s = 0; s < P; ++s) programs.push_back(flat(pipeline_program(c.schedule, P, s, c.microbatches, c.chunks)));
+  for (int s = 0; s < P; ++s)
+    programs.push_back(flat(pipeline_program(c.schedule, P, s, c.microbatches, c.chunks, mode)));
   // A transfer, named by (forward, microbatch, receiving virtual stage): when each end reached
   // its call.
   using Transfer = std::tuple<bool, int, int>;
@@ -117,7 +123,22 @@ double synchronous_makespan(const ScheduleCase& c) {
       while (next[s] < programs[s].size()) {
         const Item& item = programs[s][next[s]];
         if (const PipelinePass* pass = std::get_if<PipelinePass>(&item)) {
+          const int v = pass->chunk * P + s, last = P * c.chunks - 1;
+          if (mode == PipelineCalls::overlapped && (pass->forward ? v > 0 : v < last)) {
+            const Transfer input{pass->forward, pass->microbatch, v};
+            auto sender = sender_at.find(input);
+            if (sender == sender_at.end()) break;
+            clock[s] = std::max({clock[s], sender->second, receiver_at.at(input)});
+          }
           clock[s] += (pass->forward ? 1.0 : 2.0) / c.chunks;
+        } else if (mode == PipelineCalls::overlapped) {
+          const PipelineExchange& call = std::get<PipelineExchange>(item);
+          for (const PipelinePass& p : call.sends) {
+            const int v = p.chunk * P + s;
+            sender_at.emplace(Transfer{p.forward, p.microbatch, p.forward ? v + 1 : v - 1}, clock[s]);
+          }
+          for (const PipelinePass& p : call.receives)
+            receiver_at.emplace(Transfer{p.forward, p.microbatch, p.chunk * P + s}, clock[s]);
         } else {
           const PipelineExchange& call = std::get<PipelineExchange>(item);
           std::vector<std::pair<Transfer, std::map<Transfer, double>*>> partners;
@@ -151,18 +172,40 @@ double synchronous_makespan(const ScheduleCase& c) {
   return *std::max_element(clock.begin(), clock.end());
 }
 
-TEST(PipelineExchanges, SynchronousCallsNeverDeadlockAndKeepTheBubble) {
-  for (const ScheduleCase& c : cases()) {
-    const double makespan = synchronous_makespan(c);
-    ASSERT_GT(makespan, 0) << "deadlock: " << describe(c, 0);
-    const double ideal = 3.0 * c.microbatches;
-    const double bubble = (makespan - ideal) / ideal;
-    if (c.schedule == PipelineSchedule::interleaved && c.microbatches == c.stages) {
-      EXPECT_LE(bubble, double(c.stages - 1) / c.microbatches + 1e-9) << describe(c, 0);
-      continue;
+TEST(PipelineExchanges, CallsNeverDeadlockAndKeepTheBubble) {
+  for (const PipelineCalls mode : {PipelineCalls::synchronous, PipelineCalls::overlapped})
+    for (const ScheduleCase& c : cases()) {
+      const std::string what = describe(c, 0) + (mode == PipelineCalls::overlapped ? ", overlapped" : "");
+      const double span = makespan(c, mode);
+      ASSERT_GT(span, 0) << "deadlock: " << what;
+      const double ideal = 3.0 * c.microbatches;
+      const double bubble = (span - ideal) / ideal;
+      if (c.schedule == PipelineSchedule::interleaved && c.microbatches == c.stages) {
+        EXPECT_LE(bubble, double(c.stages - 1) / c.microbatches + 1e-9) << what;
+        continue;
+      }
+      EXPECT_NEAR(bubble, ideal_bubble_fraction(c.stages, c.microbatches, c.chunks), 1e-9) << what;
     }
-    EXPECT_NEAR(bubble, ideal_bubble_fraction(c.stages, c.microbatches, c.chunks), 1e-9) << describe(c, 0);
-  }
+}
+
+// Overlapped (Megatron Core's overlap_p2p_comm): a call after every pass, and a pass's input
+// received in the call right after the stage's previous pass of the same direction.
+TEST(PipelineExchanges, OverlappedCallsReceiveAPassAhead) {
+  const PipelineProgram program =
+      pipeline_program(PipelineSchedule::interleaved, 4, 1, 8, 2, PipelineCalls::overlapped);
+  ASSERT_EQ(program.steps.size(), 32u);
+  for (size_t i = 1; i < program.steps.size(); ++i) EXPECT_EQ(program.steps[i].exchanges_before.size(), 1u) << i;
+  // Warm-up: 8 forwards; steady: forward 8, backward 0, forward 9, backward 1, ...
+  const PipelineExchange& after_forward_8 = program.steps[9].exchanges_before.at(0);
+  ASSERT_EQ(after_forward_8.sends.size(), 1u);
+  EXPECT_TRUE(after_forward_8.sends[0].forward);  // forward 8's activation leaves before backward 0
+  ASSERT_EQ(after_forward_8.receives.size(), 1u);
+  EXPECT_TRUE(after_forward_8.receives[0].forward);  // forward 9's input arrives during backward 0
+  // Backward 0's gradient comes in the call after the last warm-up forward.
+  const PipelineExchange& after_warmup = program.steps[8].exchanges_before.at(0);
+  EXPECT_EQ(std::count_if(after_warmup.receives.begin(), after_warmup.receives.end(),
+                          [](const PipelinePass& p) { return !p.forward; }),
+            1);
 }
 
 int calls(const PipelineProgram& program) {
