@@ -1,7 +1,8 @@
 // Megatron-LM's p2p calls in a stage's schedule (pipeline_exchanges.h): inputs arrive at the
 // last call before their pass and results leave at the first call after it, neighbours' calls
 // match transfer for transfer, and stages that block in every call (a rendezvous with both
-// neighbours, then torch.cuda.synchronize) never deadlock and keep the schedule's bubble.
+// neighbours, then torch.cuda.synchronize) never deadlock and keep the schedule's bubble; nor
+// do overlapped calls (Megatron Core's overlap_p2p_comm), which receive a pass ahead.
 #include "sim/strategy/pipeline_exchanges.h"
 
 #include <gtest/gtest.h>
@@ -11,30 +12,18 @@
 #include <tuple>
 #include <variant>
 
+#include "tests/support/pipeline_cases.h"
+
 namespace scalecast {
 namespace {
 
-struct ScheduleCase {
-  PipelineSchedule schedule;
-  int stages, microbatches, chunks;
-};
-
-const std::vector<ScheduleCase>& cases() {
-  static const std::vector<ScheduleCase> all = {
-      {PipelineSchedule::gpipe, 4, 8, 1},        {PipelineSchedule::gpipe, 8, 3, 1},
-      {PipelineSchedule::one_f_one_b, 4, 8, 1},  {PipelineSchedule::one_f_one_b, 8, 32, 1},
-      {PipelineSchedule::one_f_one_b, 8, 3, 1},  {PipelineSchedule::one_f_one_b, 1, 4, 1},
-      {PipelineSchedule::interleaved, 4, 8, 2},  {PipelineSchedule::interleaved, 4, 16, 3},
-      {PipelineSchedule::interleaved, 8, 16, 4}, {PipelineSchedule::interleaved, 4, 4, 2},
-      {PipelineSchedule::interleaved, 2, 2, 3},
-  };
-  return all;
-}
+using testing::ScheduleCase;
 
 std::string describe(const ScheduleCase& c, int stage) {
-  return std::string(to_string(c.schedule)) + " P=" + std::to_string(c.stages) + " M=" + std::to_string(c.microbatches) +
-         " V=" + std::to_string(c.chunks) + " stage " + std::to_string(stage);
+  return testing::describe(c) + " stage " + std::to_string(stage);
 }
+
+const std::vector<ScheduleCase>& cases() { return testing::schedule_cases(); }
 
 // A program flattened: each item a call or a pass, in issue order.
 using Item = std::variant<PipelineExchange, PipelinePass>;
@@ -55,8 +44,8 @@ bool contains(const std::vector<PipelinePass>& passes, const PipelinePass& pass)
 TEST(PipelineExchanges, InputsArriveAtTheLastCallBeforeTheirPassResultsLeaveAtTheFirstAfter) {
   for (const ScheduleCase& c : cases())
     for (int s = 0; s < c.stages; ++s) {
-      const PipelineProgram program = pipeline_program(c.schedule, c.stages, s, c.microbatches, c.chunks,
-                                                       PipelineCalls::synchronous);
+      const PipelineProgram program =
+          pipeline_program(c.schedule, c.stages, s, c.microbatches, c.chunks, PipelineCalls::synchronous);
       EXPECT_EQ(program.steps.size(), pipeline_passes(c.schedule, c.stages, s, c.microbatches, c.chunks).size());
       const std::vector<Item> items = flat(program);
       for (size_t i = 0; i < items.size(); ++i) {
@@ -82,21 +71,21 @@ TEST(PipelineExchanges, NeighboursCallsMatchTransferForTransfer) {
   for (const ScheduleCase& c : cases()) {
     const int P = c.stages;
     for (const PipelineCalls mode : {PipelineCalls::synchronous, PipelineCalls::overlapped}) {
-    std::map<std::tuple<bool, int>, std::vector<std::pair<int, int>>> sent, received;  // (forward, sender stage)
-    for (int s = 0; s < P; ++s)
-      for (const Item& item : flat(pipeline_program(c.schedule, P, s, c.microbatches, c.chunks, mode))) {
-        if (!std::holds_alternative<PipelineExchange>(item)) continue;
-        const PipelineExchange& call = std::get<PipelineExchange>(item);
-        for (const PipelinePass& pass : call.sends) {
-          const int v = pass.chunk * P + s;
-          sent[{pass.forward, s}].push_back({pass.microbatch, pass.forward ? v + 1 : v - 1});
+      std::map<std::tuple<bool, int>, std::vector<std::pair<int, int>>> sent, received;  // (forward, sender stage)
+      for (int s = 0; s < P; ++s)
+        for (const Item& item : flat(pipeline_program(c.schedule, P, s, c.microbatches, c.chunks, mode))) {
+          if (!std::holds_alternative<PipelineExchange>(item)) continue;
+          const PipelineExchange& call = std::get<PipelineExchange>(item);
+          for (const PipelinePass& pass : call.sends) {
+            const int v = pass.chunk * P + s;
+            sent[{pass.forward, s}].push_back({pass.microbatch, pass.forward ? v + 1 : v - 1});
+          }
+          for (const PipelinePass& pass : call.receives) {
+            const int from = pass.forward ? (s + P - 1) % P : (s + 1) % P;
+            received[{pass.forward, from}].push_back({pass.microbatch, pass.chunk * P + s});
+          }
         }
-        for (const PipelinePass& pass : call.receives) {
-          const int from = pass.forward ? (s + P - 1) % P : (s + 1) % P;
-          received[{pass.forward, from}].push_back({pass.microbatch, pass.chunk * P + s});
-        }
-      }
-    EXPECT_EQ(sent, received) << describe(c, 0);
+      EXPECT_EQ(sent, received) << describe(c, 0);
     }
   }
 }
@@ -157,8 +146,10 @@ double makespan(const ScheduleCase& c, PipelineCalls mode) {
           bool all_there = true;
           for (const auto& [t, other] : partners) {
             auto it = other->find(t);
-            if (it == other->end()) all_there = false;
-            else done = std::max(done, it->second);
+            if (it == other->end())
+              all_there = false;
+            else
+              done = std::max(done, it->second);
           }
           if (!all_there) break;
           clock[s] = done;

@@ -12,14 +12,12 @@
 #include <tuple>
 
 #include "sim/core/input_error.h"
+#include "tests/support/pipeline_cases.h"
 
 namespace scalecast {
 namespace {
 
-struct ScheduleCase {
-  PipelineSchedule schedule;
-  int stages, microbatches, chunks;
-};
+using testing::ScheduleCase;
 
 // Runs every stage's pass list in order with no transfer time: a forward of virtual stage v
 // waits for the forward of v-1 (same microbatch), a backward of v for the backward of v+1 (the
@@ -64,16 +62,7 @@ double unit_cost_makespan(const ScheduleCase& c) {
   return *std::max_element(free_at.begin(), free_at.end());
 }
 
-const std::vector<ScheduleCase>& cases() {
-  static const std::vector<ScheduleCase> all = {
-      {PipelineSchedule::gpipe, 4, 8, 1},        {PipelineSchedule::gpipe, 8, 3, 1},
-      {PipelineSchedule::one_f_one_b, 4, 8, 1},  {PipelineSchedule::one_f_one_b, 8, 32, 1},
-      {PipelineSchedule::one_f_one_b, 8, 3, 1},  {PipelineSchedule::one_f_one_b, 1, 4, 1},
-      {PipelineSchedule::interleaved, 4, 8, 2},  {PipelineSchedule::interleaved, 4, 16, 3},
-      {PipelineSchedule::interleaved, 8, 16, 4}, {PipelineSchedule::interleaved, 4, 4, 2},
-  };
-  return all;
-}
+const std::vector<ScheduleCase>& cases() { return testing::schedule_cases(); }
 
 TEST(PipelineSchedule, IdealBubbleIsStagesLessOneOverMicrobatchesTimesChunks) {
   EXPECT_DOUBLE_EQ(ideal_bubble_fraction(4, 8, 1), 3.0 / 8);
