@@ -331,10 +331,15 @@ void StageBuilder::synchronize_gradients() {
     for (const GradientUnit& unit : units) reduced.push_back(unit.ready);
     reduced.insert(reduced.end(), per_microbatch_reductions_.begin(), per_microbatch_reductions_.end());
   } else {
-    // Without dp overlap, once the stage's backward is over (Megatron's local DDP).
+    // Without dp overlap, once the stage's backward is over (Megatron's local DDP), after the
+    // schedule's last p2p call. With it DDP's autograd hooks issue each bucket during the
+    // backward, before that call: the host synchronization after it does not hold them.
     const int after = plan_.spec.overlap.data ? -1 : last_backward_compute_;
+    const std::vector<int> after_schedule = host_sync_;
+    if (plan_.spec.overlap.data) host_sync_.clear();
     reduced = in_buckets(units, plan_.spec.zero_stage == 0 ? CollectiveOp::allreduce : CollectiveOp::reducescatter,
                          "reduce.gradients", stream::kGradients, comm::kGradients, gradient_bytes_per_weight_, after);
+    host_sync_ = after_schedule;
   }
   const int optimizer = compute("optimizer.step", optimizer_s_, reduced);
   // zero:1 and zero:2 update a shard, whose new weights every replica needs for the next step;

@@ -223,6 +223,19 @@ TEST(TensorPipelineLowering, PipelineCallsWaitForTheComputeBeforeThemAndHoldTheN
   }
 }
 
+// Without p2p overlap the host synchronizes after the schedule's last p2p call (the last
+// stage's send of the last gradient): Megatron's local DDP reduces the gradients after it,
+// while PyTorch DDP's buckets, issued by autograd hooks during the backward, do not wait for it.
+TEST(TensorPipelineLowering, GradientBucketsWaitForTheLastP2pCallOnlyWithoutDpOverlap) {
+  for (const std::string overlap : {"tp", "tp+dp"}) {
+    const ExecutionGraph graph = lowered("tp:2,pp:2,recompute:none,overlap:" + overlap, 8);  // 2 replicas
+    const RankProgram& last_stage = graph.programs[1];
+    const int last_call = task(last_stage, "pipeline.gradient mb7 v1>v0");
+    const int first_bucket = task(last_stage, "reduce.gradients.bucket0");
+    EXPECT_EQ(depends_on(last_stage, first_bucket, last_call), overlap == "tp") << overlap;
+  }
+}
+
 // Interleaved, with overlap (Megatron Core's overlap_p2p_comm): a steady forward's input is
 // received in the call after the previous forward, during the backward between; without it in
 // the call after that backward. Stage 1 of 2 holds virtual stages 1 and 3; its steady state
