@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "sim/collectives/ring_builder.h"
 #include "sim/core/input_error.h"
@@ -29,16 +30,21 @@ int ring_inter_steps(CollectiveOp op, int nodes) {
   return op == CollectiveOp::allreduce ? 2 * (nodes - 1) : nodes - 1;
 }
 
-// A step's latency over a path: NCCL's (which includes the hop's own latency), with the
-// platform's measured ring LL figures where it gives them.
+// A step's latency over a path: NCCL's (which includes the hop's own latency). Where the
+// platform gives a measured ring LL step for the path, every protocol's and algorithm's step on
+// it scales by the measured / NCCL LL ratio: the hop is the same hardware, and NCCL's tables
+// differ by protocol in how many synchronisations a step makes (LL one flagged store, LL128 a
+// flagged 128-byte line, Simple data, fence and flag), each paying the hop. NVLS steps go
+// through the switch's multicast engine, not the measured GPU-to-GPU hop, and keep NCCL's.
 double step_s(StepPath path, CollectiveAlgorithm algorithm, CollectiveProtocol protocol, const PlatformSpec& spec) {
-  double nccl_s = nccl::step_latency_s(path, algorithm, protocol);
+  const double nccl_s = nccl::step_latency_s(path, algorithm, protocol);
+  if (algorithm == CollectiveAlgorithm::nvls) return nccl_s;
   const CollectiveCalibration& measured = spec.collectives;
-  if (algorithm == CollectiveAlgorithm::ring && protocol == CollectiveProtocol::ll) {
-    if (path != StepPath::network && measured.intra_step_latency_s) nccl_s = *measured.intra_step_latency_s;
-    if (path == StepPath::network && measured.inter_step_latency_s) nccl_s = *measured.inter_step_latency_s;
-  }
-  return nccl_s;
+  const std::optional<double>& measured_ll_s =
+      path == StepPath::network ? measured.inter_step_latency_s : measured.intra_step_latency_s;
+  if (!measured_ll_s) return nccl_s;
+  const double nccl_ll_s = nccl::step_latency_s(path, CollectiveAlgorithm::ring, CollectiveProtocol::ll);
+  return nccl_s * (*measured_ll_s / nccl_ll_s);
 }
 
 double base_s(CollectiveAlgorithm algorithm, CollectiveProtocol protocol, const PlatformSpec& spec) {

@@ -58,6 +58,22 @@ TEST(NcclModel, SingleNodeRingLatencyPaysEachStepOnce) {
   EXPECT_NEAR(latency_us("dgx-h100", 8, CollectiveAlgorithm::ring, CollectiveProtocol::simple), 56.0, 1e-9);
 }
 
+TEST(NcclModel, AMeasuredLlStepScalesTheOtherProtocolsStepsOnItsPath) {
+  // DGX-A100's measured ring LL step (2.0 us against NCCL's 0.6, nccl-tests #123) scales every
+  // step over the same NVSwitch hop: Simple 8.4 + 14 x 3.4 x (2.0 / 0.6), LL128 14 + 14 x 1.9 x
+  // (2.0 / 0.6); the base latencies stay NCCL's.
+  const double ratio = 2.0 / 0.6;
+  EXPECT_NEAR(latency_us("dgx-a100", 8, CollectiveAlgorithm::ring, CollectiveProtocol::simple), 8.4 + 14 * 3.4 * ratio,
+              1e-9);
+  EXPECT_NEAR(latency_us("dgx-a100", 8, CollectiveAlgorithm::ring, CollectiveProtocol::ll128), 14.0 + 14 * 1.9 * ratio,
+              1e-9);
+  // A tree inside the node: 7 hops up and down, Tree/LL128's 1.25 us scaled alike.
+  EXPECT_NEAR(latency_us("dgx-a100", 8, CollectiveAlgorithm::tree, CollectiveProtocol::ll128), 14.0 + 2 * 7 * 1.25 * ratio,
+              1e-9);
+  // Without a measurement (DGX-H100): NCCL's own figures.
+  EXPECT_NEAR(latency_us("dgx-h100", 8, CollectiveAlgorithm::ring, CollectiveProtocol::ll128), 14.0 + 14 * 1.9, 1e-9);
+}
+
 TEST(NcclModel, ChannelSearchFindsNcclsChannelsOnThePresets) {
   struct Case {
     const char* preset;
