@@ -59,6 +59,13 @@ double read_latency_s(const Field& field) {
   return read_quantity(field, parse_seconds, "a time such as 1.5us or 2ms", limits::kLatency_s);
 }
 
+// A measured NCCL step: a positive time.
+double read_step_latency_s(const Field& field) {
+  const double latency_s = read_latency_s(field);
+  if (latency_s <= 0) field.fail("a measured step latency must be positive (a time such as 2us), got 0");
+  return latency_s;
+}
+
 double read_positive_bytes(const Field& field) {
   return read_quantity(field, parse_bytes, "a size such as 32GiB or 80GB", limits::kBytes, true);
 }
@@ -398,8 +405,10 @@ CollectiveCalibration read_collectives(const Field& field) {
   MapReader map(field, {"base_latency", "intra_step_latency", "inter_step_latency", "channels", "cpu_vendor"});
   CollectiveCalibration calibration;
   if (auto value = map.optional("base_latency")) calibration.base_latency_s = read_latency_s(*value);
-  if (auto value = map.optional("intra_step_latency")) calibration.intra_step_latency_s = read_latency_s(*value);
-  if (auto value = map.optional("inter_step_latency")) calibration.inter_step_latency_s = read_latency_s(*value);
+  // A measured step scales every protocol's step on its path (collective_cost.cpp): 0 would
+  // make them all free, so it must be positive.
+  if (auto value = map.optional("intra_step_latency")) calibration.intra_step_latency_s = read_step_latency_s(*value);
+  if (auto value = map.optional("inter_step_latency")) calibration.inter_step_latency_s = read_step_latency_s(*value);
   if (auto value = map.optional("channels"))
     calibration.channels = static_cast<int>(read_integer(*value, 0, kMaxChannels));
   if (auto value = map.optional("cpu_vendor")) {

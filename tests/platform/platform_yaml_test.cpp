@@ -513,6 +513,11 @@ TEST(PlatformYamlErrors, QuantitiesNeedUnitsAndSensibleValues) {
   expect_error(replaced(kBase, "latency: 0.2us", "latency: -0.2us"), "network.link.latency", "negative");
   expect_error(replaced(kBase, "latency: 0.2us", "latency: 2"), "network.link.latency", "1.5us");
   expect_error(replaced(kBase, "base_latency: 8.4us", "base_latency: -1us"), "collectives.base_latency", "negative");
+  // A measured step scales every protocol's step on its path: 0 would make them all free.
+  expect_error(replaced(kBase, "intra_step_latency: 0.6us", "intra_step_latency: 0"), "collectives.intra_step_latency",
+               "positive");
+  expect_error(replaced(kBase, "inter_step_latency: 2.7us", "inter_step_latency: 0us"), "collectives.inter_step_latency",
+               "positive");
   expect_error(replaced(kBase, "efficiency: 0.9}", "efficiency: 0}"), "node.nvswitch.efficiency", "(0, 1]");
   expect_error(replaced(kBase, "efficiency: 0.9}", "efficiency: 1.01}"), "node.nvswitch.efficiency", "(0, 1]");
   expect_error(replaced(kBase, "efficiency: 0.9}", "efficiency: -0.5}"), "node.nvswitch.efficiency", "(0, 1]");
