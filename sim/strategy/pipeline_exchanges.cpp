@@ -27,15 +27,6 @@ bool has_next_virtual_stage(const PipelinePass& pass, int stages, int stage, int
   return pass.chunk * stages + stage < stages * chunks - 1;
 }
 
-// With overlap, the gap of the call that receives pass i's input: the call after the stage's
-// previous pass of the same direction; the first forward's comes before every pass, the first
-// backward's after the last warm-up forward.
-int overlapped_receive_gap(const std::vector<PipelinePass>& passes, int i, int warmup) {
-  for (int j = i - 1; j >= 0; --j)
-    if (passes[j].forward == passes[i].forward) return j + 1;
-  return passes[i].forward ? 0 : warmup;
-}
-
 }  // namespace
 
 PipelineProgram pipeline_program(PipelineSchedule schedule, int stages, int stage, int microbatches, int chunks,
@@ -55,13 +46,17 @@ PipelineProgram pipeline_program(PipelineSchedule schedule, int stages, int stag
   std::vector<std::vector<PipelineExchange>> calls(count + 1);
   for (int gap = 0; gap <= count; ++gap)
     calls[gap].resize(overlapped ? 1 : calls_in_gap(schedule, gap, count, warmup, steady, all_warmup));
+  // Overlapped, a pass's input comes in the call after the stage's previous pass of the same
+  // direction: the first forward's before every pass, the first backward's after the last
+  // warm-up forward. Indexed by PipelinePass::forward.
+  int overlapped_receive_gap[2] = {warmup, 0};
   for (int i = 0; i < count; ++i) {
     const PipelinePass& pass = passes[i];
     const bool from_previous = has_previous_virtual_stage(pass, stages, stage);
     const bool from_next = has_next_virtual_stage(pass, stages, stage, chunks);
     // The input arrives at the last call before the pass (overlapped: ahead of it) ...
     if (pass.forward ? from_previous : from_next) {
-      int gap = overlapped ? overlapped_receive_gap(passes, i, warmup) : i;
+      int gap = overlapped ? overlapped_receive_gap[pass.forward] : i;
       while (calls[gap].empty()) --gap;  // gap 0 always has a call
       calls[gap].back().receives.push_back(pass);
     }
@@ -71,6 +66,7 @@ PipelineProgram pipeline_program(PipelineSchedule schedule, int stages, int stag
       while (calls[gap].empty()) ++gap;  // gap N always has a call
       calls[gap].front().sends.push_back(pass);
     }
+    overlapped_receive_gap[pass.forward] = i + 1;
   }
 
   PipelineProgram program;

@@ -50,11 +50,12 @@ int StageBuilder::add(Task task, const std::vector<int>& deps) {
   task.step = 0;
   // Each dependency once: a collective's data and the compute issued before it are often the
   // same task.
-  std::vector<int> all_deps = deps;
-  all_deps.insert(all_deps.end(), host_sync_.begin(), host_sync_.end());
-  for (int d : all_deps)
+  auto depend_on = [&](int d) {
     if (d >= 0 && std::find(task.deps.begin(), task.deps.end(), TaskRef{0, d}) == task.deps.end())
       task.deps.push_back({0, d});
+  };
+  for (int d : deps) depend_on(d);
+  for (int d : host_sync_) depend_on(d);
   program_.tasks.push_back(std::move(task));
   return static_cast<int>(program_.tasks.size()) - 1;
 }

@@ -23,8 +23,6 @@ std::string describe(const ScheduleCase& c, int stage) {
   return testing::describe(c) + " stage " + std::to_string(stage);
 }
 
-const std::vector<ScheduleCase>& cases() { return testing::schedule_cases(); }
-
 // A program flattened: each item a call or a pass, in issue order.
 using Item = std::variant<PipelineExchange, PipelinePass>;
 std::vector<Item> flat(const PipelineProgram& program) {
@@ -42,7 +40,7 @@ bool contains(const std::vector<PipelinePass>& passes, const PipelinePass& pass)
 }
 
 TEST(PipelineExchanges, InputsArriveAtTheLastCallBeforeTheirPassResultsLeaveAtTheFirstAfter) {
-  for (const ScheduleCase& c : cases())
+  for (const ScheduleCase& c : testing::schedule_cases())
     for (int s = 0; s < c.stages; ++s) {
       const PipelineProgram program =
           pipeline_program(c.schedule, c.stages, s, c.microbatches, c.chunks, PipelineCalls::synchronous);
@@ -68,7 +66,7 @@ TEST(PipelineExchanges, InputsArriveAtTheLastCallBeforeTheirPassResultsLeaveAtTh
 // What a stage sends to a neighbour, in order, is what the neighbour receives from it: the
 // (microbatch, receiving virtual stage) of every transfer, per direction and pair.
 TEST(PipelineExchanges, NeighboursCallsMatchTransferForTransfer) {
-  for (const ScheduleCase& c : cases()) {
+  for (const ScheduleCase& c : testing::schedule_cases()) {
     const int P = c.stages;
     for (const PipelineCalls mode : {PipelineCalls::synchronous, PipelineCalls::overlapped}) {
       std::map<std::tuple<bool, int>, std::vector<std::pair<int, int>>> sent, received;  // (forward, sender stage)
@@ -165,7 +163,7 @@ double makespan(const ScheduleCase& c, PipelineCalls mode) {
 
 TEST(PipelineExchanges, CallsNeverDeadlockAndKeepTheBubble) {
   for (const PipelineCalls mode : {PipelineCalls::synchronous, PipelineCalls::overlapped})
-    for (const ScheduleCase& c : cases()) {
+    for (const ScheduleCase& c : testing::schedule_cases()) {
       const std::string what = describe(c, 0) + (mode == PipelineCalls::overlapped ? ", overlapped" : "");
       const double span = makespan(c, mode);
       ASSERT_GT(span, 0) << "deadlock: " << what;

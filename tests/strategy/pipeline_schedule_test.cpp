@@ -62,8 +62,6 @@ double unit_cost_makespan(const ScheduleCase& c) {
   return *std::max_element(free_at.begin(), free_at.end());
 }
 
-const std::vector<ScheduleCase>& cases() { return testing::schedule_cases(); }
-
 TEST(PipelineSchedule, IdealBubbleIsStagesLessOneOverMicrobatchesTimesChunks) {
   EXPECT_DOUBLE_EQ(ideal_bubble_fraction(4, 8, 1), 3.0 / 8);
   EXPECT_DOUBLE_EQ(ideal_bubble_fraction(16, 64, 1), 15.0 / 64);
@@ -72,7 +70,7 @@ TEST(PipelineSchedule, IdealBubbleIsStagesLessOneOverMicrobatchesTimesChunks) {
 }
 
 TEST(PipelineSchedule, EveryStageRunsEachForwardAndBackwardOnceForwardFirst) {
-  for (const ScheduleCase& c : cases())
+  for (const ScheduleCase& c : testing::schedule_cases())
     for (int s = 0; s < c.stages; ++s) {
       const auto passes = pipeline_passes(c.schedule, c.stages, s, c.microbatches, c.chunks);
       ASSERT_EQ(passes.size(), size_t(2 * c.microbatches * c.chunks)) << c.stages << "/" << s;
@@ -89,7 +87,7 @@ TEST(PipelineSchedule, EveryStageRunsEachForwardAndBackwardOnceForwardFirst) {
 }
 
 TEST(PipelineSchedule, UnitCostExecutionHasThePapersBubble) {
-  for (const ScheduleCase& c : cases()) {
+  for (const ScheduleCase& c : testing::schedule_cases()) {
     const double makespan = unit_cost_makespan(c);
     ASSERT_GT(makespan, 0) << "deadlock: P=" << c.stages << " M=" << c.microbatches << " V=" << c.chunks;
     const double ideal = 3.0 * c.microbatches;  // every forward and backward of one stage back to back
@@ -105,7 +103,7 @@ TEST(PipelineSchedule, UnitCostExecutionHasThePapersBubble) {
 }
 
 TEST(PipelineSchedule, InFlightMicrobatchesInClosedFormMatchTheListedPasses) {
-  for (const ScheduleCase& c : cases())
+  for (const ScheduleCase& c : testing::schedule_cases())
     for (int s = 0; s < c.stages; ++s) {
       const auto passes = pipeline_passes(c.schedule, c.stages, s, c.microbatches, c.chunks);
       EXPECT_EQ(peak_passes_in_flight(c.schedule, c.stages, s, c.microbatches, c.chunks), peak_passes_in_flight(passes))
