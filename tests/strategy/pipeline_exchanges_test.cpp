@@ -165,15 +165,7 @@ TEST(PipelineExchanges, CallsNeverDeadlockAndKeepTheBubble) {
   for (const PipelineCalls mode : {PipelineCalls::synchronous, PipelineCalls::overlapped})
     for (const ScheduleCase& c : testing::schedule_cases()) {
       const std::string what = describe(c, 0) + (mode == PipelineCalls::overlapped ? ", overlapped" : "");
-      const double span = makespan(c, mode);
-      ASSERT_GT(span, 0) << "deadlock: " << what;
-      const double ideal = 3.0 * c.microbatches;
-      const double bubble = (span - ideal) / ideal;
-      if (c.schedule == PipelineSchedule::interleaved && c.microbatches == c.stages) {
-        EXPECT_LE(bubble, double(c.stages - 1) / c.microbatches + 1e-9) << what;
-        continue;
-      }
-      EXPECT_NEAR(bubble, ideal_bubble_fraction(c.stages, c.microbatches, c.chunks), 1e-9) << what;
+      testing::expect_papers_bubble(c, makespan(c, mode), what);
     }
 }
 

@@ -87,19 +87,8 @@ TEST(PipelineSchedule, EveryStageRunsEachForwardAndBackwardOnceForwardFirst) {
 }
 
 TEST(PipelineSchedule, UnitCostExecutionHasThePapersBubble) {
-  for (const ScheduleCase& c : testing::schedule_cases()) {
-    const double makespan = unit_cost_makespan(c);
-    ASSERT_GT(makespan, 0) << "deadlock: P=" << c.stages << " M=" << c.microbatches << " V=" << c.chunks;
-    const double ideal = 3.0 * c.microbatches;  // every forward and backward of one stage back to back
-    const double bubble = (makespan - ideal) / ideal;
-    if (c.schedule == PipelineSchedule::interleaved && c.microbatches == c.stages) {
-      // Megatron runs every forward first when M = P: the bubble is no worse than GPipe's.
-      EXPECT_LE(bubble, double(c.stages - 1) / c.microbatches + 1e-9);
-      continue;
-    }
-    EXPECT_NEAR(bubble, ideal_bubble_fraction(c.stages, c.microbatches, c.chunks), 1e-9)
-        << to_string(c.schedule) << " P=" << c.stages << " M=" << c.microbatches << " V=" << c.chunks;
-  }
+  for (const ScheduleCase& c : testing::schedule_cases())
+    testing::expect_papers_bubble(c, unit_cost_makespan(c), testing::describe(c));
 }
 
 TEST(PipelineSchedule, InFlightMicrobatchesInClosedFormMatchTheListedPasses) {
