@@ -86,17 +86,29 @@ double tree_latency_s(CollectiveProtocol protocol, const GroupShape& shape, cons
                                             log2_floor(shape.nodes) * step_s(StepPath::network, tree, protocol, spec));
 }
 
-// NVLS allreduce is two NVLS operations pipelined chunk by chunk: a reduce-scatter in the switch
-// (multimem.ld_reduce) and an all-gather from it (multimem.st). A chunk goes through both, so the
-// pipeline's latency is both stages' NCCL NVLS latency (25 us each on NVLink; NCCL's model
-// charges one). On top, a Simple step for every loop of (channels x heads x chunk) bytes NVLS
-// makes over the buffer (calcCollChunking: the chunk shrinks from 128 KiB to 16 KiB for smaller
-// buffers), which NCCL's model leaves out.
+// The time NVLS's flows take to move `bytes` of the buffer alone on the node: each GPU's switch
+// link carries (1 + 1/n) x the bytes each way (plan_nvls), at NCCL's NVLS efficiency.
+double nvls_transfer_s(const GroupShape& shape, const PlatformSpec& spec, double bytes) {
+  const double link_Bps = spec.node.nvswitch->per_gpu.achievable_Bps();
+  const double wire_bytes = (1.0 + 1.0 / shape.ranks) * bytes / nccl::nvls_efficiency(spec.node.gpu.architecture);
+  return wire_bytes / link_Bps;
+}
+
+// NVLS allreduce is two NVLS operations pipelined loop by loop over the buffer: a reduce-scatter
+// in the switch (multimem.ld_reduce: the switch reads every GPU's shard, loading the GPUs' links
+// towards it) and an all-gather from it (multimem.st: the switch writes every GPU, loading the
+// links from it). The stages use opposite directions of each GPU's link, so loop i's all-gather
+// overlaps loop i + 1's reduce-scatter: the pipeline costs the buffer's transfer (the flows)
+// plus one loop to fill it. A loop is (channels x heads x chunk) bytes; the chunk shrinks from
+// 128 KiB to 16 KiB for smaller buffers (calcCollChunking). On top: NCCL's NVLS latency (25 us
+// on NVLink), once, as NCCL's model charges it, and a Simple step per loop (its data, fence
+// and flag), which NCCL's model leaves out.
 double nvls_latency_s(const GroupShape& shape, const PlatformSpec& spec, double bytes) {
   const int concurrent = nccl::kNvlsChannels * shape.ranks;
   const double loop_bytes = concurrent * nccl::nvls_chunk_bytes(bytes, concurrent);
   const double loops = std::ceil(bytes / loop_bytes);
-  return 2 * nccl::step_latency_s(StepPath::nvlink, CollectiveAlgorithm::nvls, CollectiveProtocol::simple) +
+  const double fill_s = nvls_transfer_s(shape, spec, std::min(bytes, loop_bytes));
+  return nccl::step_latency_s(StepPath::nvlink, CollectiveAlgorithm::nvls, CollectiveProtocol::simple) + fill_s +
          loops * step_s(StepPath::nvlink, CollectiveAlgorithm::ring, CollectiveProtocol::simple, spec);
 }
 
