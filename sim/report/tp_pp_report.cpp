@@ -130,6 +130,7 @@ nlohmann::ordered_json tensor_pipeline_json(const Scenario& scenario, const Poin
   layout["sequence_parallel"] = plan.spec.sequence_parallel;
   layout["overlap"] = to_string(plan.spec.overlap);
   layout["order"] = plan.spec.order;
+  layout["gradient_accumulation"] = plan.spec.fused_gradient_accumulation ? "fused" : "add";
 
   const TensorPipelineBreakdown b = tensor_pipeline_breakdown(point);
   nlohmann::ordered_json breakdown;

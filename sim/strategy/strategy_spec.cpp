@@ -16,11 +16,12 @@ constexpr int kMaxGpusPerWorker = 4096;
 constexpr int kMaxMicrobatch = 1 << 20;
 
 const std::vector<std::string> kTensorPipelineKeys = {"tp",        "pp", "zero",    "mb",
-                                                      "schedule",  "recompute", "sp", "overlap", "order"};
+                                                      "schedule",  "recompute", "sp", "overlap", "order", "accum"};
 
 const char* kGrammar =
     "dp, hybrid:M, or tp:T,pp:P[,zero:0-3][,mb:B][,schedule:1f1b|gpipe|interleaved:V]"
-    "[,recompute:auto|none|selective|full][,sp:on|off][,overlap:all|none|tp+dp+p2p][,order:tp-pp-dp]";
+    "[,recompute:auto|none|selective|full][,sp:on|off][,overlap:all|none|tp+dp+p2p][,order:tp-pp-dp]"
+    "[,accum:fused|add]";
 
 [[noreturn]] void reject(const std::string& text, const std::string& why) {
   throw RequestError("strategy", "'" + text + "': " + why + " (expected " + kGrammar + ")");
@@ -109,6 +110,9 @@ void set_option(TensorPipelineSpec& spec, const std::string& text, const std::st
   else if (key == "sp") {
     if (value != "on" && value != "off") reject(text, "sp must be on or off, got '" + value + "'");
     spec.sequence_parallel = value == "on";
+  } else if (key == "accum") {
+    if (value != "fused" && value != "add") reject(text, "accum must be fused or add, got '" + value + "'");
+    spec.fused_gradient_accumulation = value == "fused";
   }
 }
 
@@ -188,6 +192,7 @@ std::string StrategySpec::name() const {
   if (s.sequence_parallel) name += ",sp:on";
   if (s.overlap != Overlap{}) name += ",overlap:" + to_string(s.overlap);
   if (s.order != TensorPipelineSpec{}.order) name += ",order:" + s.order;
+  if (!s.fused_gradient_accumulation) name += ",accum:add";
   return name;
 }
 

@@ -109,6 +109,15 @@ void price_weights(const TransformerSpec& model, const PlatformSpec& platform, c
   }
 }
 
+// Summing one microbatch's gradients into the step's buffer outside the GEMMs moves, per
+// weight, the new gradient read and the buffer read and written, each at the gradient's size
+// (2 B in mixed precision, 4 in fp32: training_memory.h's gradients).
+double accumulate_bytes_per_weight(const TensorPipelineSpec& spec, double value_bytes) {
+  if (spec.fused_gradient_accumulation) return 0;
+  const double gradient_bytes = value_bytes < 4 ? 2 : 4;
+  return 3 * gradient_bytes;
+}
+
 }  // namespace
 
 std::set<std::string> tensor_pipeline_priced_kinds() { return {kGemmKind, kElementwiseKind, kOptimizerKind}; }
@@ -163,7 +172,8 @@ TensorPipelinePlan plan_tensor_pipeline(const ModelGraph& model, const PlatformS
   if (spec.schedule == PipelineSchedule::interleaved)
     require_divides(spec, spec.pipeline, plan.microbatches, "the microbatches per replica");
 
-  const LayerShape shape{spec.microbatch, spec.tensor, spec.sequence_parallel, plan.value_bytes};
+  const LayerShape shape{spec.microbatch, spec.tensor, spec.sequence_parallel, plan.value_bytes,
+                         accumulate_bytes_per_weight(spec, plan.value_bytes)};
   plan.layer = price_layer(*model.transformer, shape, platform.node.gpu, cost);
   plan.ends = price_ends(*model.transformer, shape, platform.node.gpu, cost);
   plan.hidden_bytes = hidden_state_bytes(*model.transformer, shape);

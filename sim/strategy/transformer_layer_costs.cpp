@@ -64,12 +64,23 @@ Kernel weight_gradient(double tokens, double in, double out, double value_bytes)
   return k;
 }
 
+// After a weight gradient not accumulated in its GEMM: the add of `weights` gradients into the
+// step's buffer (nothing when the GEMM accumulates in place).
+std::vector<Kernel> with_accumulation(const Kernel& weight_gradient, double weights, double bytes_per_weight) {
+  if (bytes_per_weight <= 0) return {weight_gradient};
+  return {weight_gradient, {kElementwise, 0, weights * bytes_per_weight}};
+}
+
+void append(std::vector<Kernel>& kernels, const std::vector<Kernel>& more) {
+  kernels.insert(kernels.end(), more.begin(), more.end());
+}
+
 // Backward of a memory-bound kernel: reads the gradient and what it saved, writes the gradient.
 Kernel backward_of(const Kernel& forward) { return {kElementwise, 0, 2 * forward.bytes}; }
 
 // Per-rank sizes of one microbatch.
 struct Sizes {
-  double tokens, hidden, t, replicated_share, value_bytes;
+  double tokens, hidden, t, replicated_share, value_bytes, accumulate_bytes;
   double qkv, ffn_in, ffn, heads_per_rank, sequence;
 };
 
@@ -80,6 +91,7 @@ Sizes sizes_of(const TransformerSpec& m, const LayerShape& shape) {
   z.t = shape.tensor;
   z.replicated_share = shape.sequence_parallel ? 1 / z.t : 1;  // norms and dropouts: whole, or 1/T of the sequence
   z.value_bytes = shape.value_bytes;
+  z.accumulate_bytes = shape.accumulate_bytes_per_weight;
   z.qkv = (m.hidden + 2 * m.kv_width()) / z.t;
   z.ffn = m.ffn_hidden / z.t;
   z.ffn_in = z.ffn * (m.gated_ffn ? 2 : 1);
@@ -115,11 +127,12 @@ BlockTimes price_attention(const Sizes& z, const GpuSpec& gpu, const ComputeCost
   forward.push_back(dropout_add(z));
   // Output side: the dropout-add's backward, the projection's dX and dW, the core's backward (dS
   // and dQ dK from the scores, dP and dV from the context: twice the forward's GEMMs).
-  std::vector<Kernel> output_side = {backward_of(dropout_add(z)), projection, weight_gradient(z.tokens, h / z.t, h, v),
-                                     backward_of(core[1])};
+  std::vector<Kernel> output_side = {backward_of(dropout_add(z)), projection};
+  append(output_side, with_accumulation(weight_gradient(z.tokens, h / z.t, h, v), h / z.t * h, z.accumulate_bytes));
+  output_side.push_back(backward_of(core[1]));
   for (const Kernel& k : {core[0], core[2]}) output_side.insert(output_side.end(), 2, k);
   return {price(forward, gpu, cost), price(output_side, gpu, cost), price({qkv, backward_of(norm(z))}, gpu, cost),
-          price({weight_gradient(z.tokens, h, z.qkv, v)}, gpu, cost)};
+          price(with_accumulation(weight_gradient(z.tokens, h, z.qkv, v), h * z.qkv, z.accumulate_bytes), gpu, cost)};
 }
 
 BlockTimes price_mlp(const Sizes& z, const GpuSpec& gpu, const ComputeCostModel& cost) {
@@ -127,10 +140,11 @@ BlockTimes price_mlp(const Sizes& z, const GpuSpec& gpu, const ComputeCostModel&
   const Kernel up = gemm(z.tokens, h, z.ffn_in, v), down = gemm(z.tokens, z.ffn, h, v);
   const Kernel activation = {kElementwise, 0, z.tokens * (z.ffn_in + z.ffn) * v};
   const std::vector<Kernel> forward = {norm(z), up, activation, down, dropout_add(z)};
-  const std::vector<Kernel> output_side = {backward_of(dropout_add(z)), down, weight_gradient(z.tokens, z.ffn, h, v),
-                                           backward_of(activation)};
+  std::vector<Kernel> output_side = {backward_of(dropout_add(z)), down};
+  append(output_side, with_accumulation(weight_gradient(z.tokens, z.ffn, h, v), z.ffn * h, z.accumulate_bytes));
+  output_side.push_back(backward_of(activation));
   return {price(forward, gpu, cost), price(output_side, gpu, cost), price({up, backward_of(norm(z))}, gpu, cost),
-          price({weight_gradient(z.tokens, h, z.ffn_in, v)}, gpu, cost)};
+          price(with_accumulation(weight_gradient(z.tokens, h, z.ffn_in, v), h * z.ffn_in, z.accumulate_bytes), gpu, cost)};
 }
 
 }  // namespace
@@ -160,10 +174,15 @@ EndTimes price_ends(const TransformerSpec& model, const LayerShape& shape, const
   const Kernel cross_entropy = {kElementwise, 0, z.tokens * vocabulary * (v + 2 * kFp32Bytes)};
   EndTimes times;
   times.embedding_forward = price({lookup}, gpu, cost);
-  times.embedding_backward = price({backward_of(lookup)}, gpu, cost);
+  // Under accum:add the embedding's gradient (vocabulary slice x hidden) and the head's take the
+  // same add as the layers'. Under accum:fused the head's GEMM accumulates in place; Megatron's
+  // hook still adds the embedding's (not a linear layer): 6 B x V/T x h per microbatch on the
+  // first stage, left out (0.3% of a 530 B stage's microbatch).
+  times.embedding_backward = price(with_accumulation(backward_of(lookup), vocabulary * h, z.accumulate_bytes), gpu, cost);
   times.head_forward = price({norm(z), logits, cross_entropy}, gpu, cost);
   times.head_backward_input = price({logits, backward_of(cross_entropy), backward_of(norm(z))}, gpu, cost);
-  times.head_backward_weight = price({weight_gradient(z.tokens, h, vocabulary, v)}, gpu, cost);
+  times.head_backward_weight =
+      price(with_accumulation(weight_gradient(z.tokens, h, vocabulary, v), h * vocabulary, z.accumulate_bytes), gpu, cost);
   return times;
 }
 

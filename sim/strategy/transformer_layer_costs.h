@@ -21,7 +21,9 @@
 // bias-dropout-adds run on the whole hidden state -- on 1/T of the sequence under sequence
 // parallelism. Backward: the input-gradient GEMMs, the attention core's backward (twice its
 // forward) and the elementwise kernels' backward (twice their traffic) form the input gradient;
-// the weight-gradient GEMMs follow and may overlap the tensor-parallel collective.
+// the weight-gradient GEMMs follow and may overlap the tensor-parallel collective. Where the
+// gradient is not accumulated inside its GEMM, an elementwise add of each weight's gradient into
+// the step's buffer follows its GEMM (LayerShape::accumulate_bytes_per_weight).
 #pragma once
 
 #include <string>
@@ -62,6 +64,11 @@ struct LayerShape {
   int tensor = 1;
   bool sequence_parallel = false;
   double value_bytes = 2;  // bytes of one activation value at the training precision
+  // Device-memory bytes per weight that summing one microbatch's gradient into the step's
+  // gradient buffer moves outside the weight-gradient GEMM: 0 when the GEMM accumulates in place
+  // (TensorPipelineSpec::fused_gradient_accumulation), else the new gradient read, the buffer
+  // read and written.
+  double accumulate_bytes_per_weight = 0;
 };
 
 LayerTimes price_layer(const TransformerSpec& model, const LayerShape& shape, const GpuSpec& gpu,

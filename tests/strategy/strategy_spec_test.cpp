@@ -46,20 +46,23 @@ TEST(StrategySpec, ParsesTensorPipelineStrategiesWithDefaultsAndCanonicalNames) 
   EXPECT_EQ(s.tp_pp->order, "tp-pp-dp");
   EXPECT_EQ(s.name(), "tp:8,pp:16");
   // Options in any order name the same strategy; the name lists them in one order.
-  const StrategySpec full = parse_strategy_spec("schedule:interleaved:3,mb:2,pp:4,zero:1,tp:2,sp:on,recompute:full,order:tp-dp-pp");
-  EXPECT_EQ(full.name(), "tp:2,pp:4,zero:1,mb:2,schedule:interleaved:3,recompute:full,sp:on,order:tp-dp-pp");
+  const StrategySpec full =
+      parse_strategy_spec("accum:add,schedule:interleaved:3,mb:2,pp:4,zero:1,tp:2,sp:on,recompute:full,order:tp-dp-pp");
+  EXPECT_EQ(full.name(), "tp:2,pp:4,zero:1,mb:2,schedule:interleaved:3,recompute:full,sp:on,order:tp-dp-pp,accum:add");
+  EXPECT_FALSE(full.tp_pp->fused_gradient_accumulation);
+  EXPECT_TRUE(s.tp_pp->fused_gradient_accumulation);
   EXPECT_EQ(parse_strategy_spec(full.name()), full);
   EXPECT_EQ(full.tp_pp->virtual_stages, 3);
   EXPECT_EQ(parse_strategy_spec("tp:4").name(), "tp:4,pp:1");
   EXPECT_EQ(parse_strategy_spec("zero:3").name(), "tp:1,pp:1,zero:3");  // FSDP
-  EXPECT_EQ(parse_strategy_spec("tp:8,pp:2,schedule:1f1b,sp:off,recompute:auto"), parse_strategy_spec("pp:2,tp:8"));
+  EXPECT_EQ(parse_strategy_spec("tp:8,pp:2,schedule:1f1b,sp:off,recompute:auto,accum:fused"), parse_strategy_spec("pp:2,tp:8"));
 }
 
 TEST(StrategySpec, RefusesMalformedTensorPipelineStrategies) {
   for (const char* bad : {"tp:0", "tp:x", "tp:8,pp:", "tp:8,tp:4", "tp:2,zero:4", "tp:2,mb:0", "tp:2,schedule:zigzag",
                           "tp:2,pp:1,schedule:interleaved:2", "pp:4,schedule:interleaved:1", "tp:1,sp:on",
                           "tp:2,order:tp-pp", "tp:2,order:tp-tp-dp", "tp:2,recompute:some", "mb:4", "tp:2,ep:4",
-                          "tp:4096,pp:4096,zero:1"}) {
+                          "tp:4096,pp:4096,zero:1", "tp:2,accum:sometimes", "tp:2,accum:add,accum:fused"}) {
     try {
       parse_strategy_spec(bad);
       ADD_FAILURE() << "accepted '" << bad << "'";

@@ -120,5 +120,30 @@ TEST(TensorPipelinePlan, ResolvesTheLeastRecomputationThatFits) {
   EXPECT_EQ(plan_of(small, "tp:2,pp:2,recompute:full", 8).spec.recompute, Recompute::full);  // as asked
 }
 
+// accum:add prices Megatron-LM's pre-2022 DDP hook: after each weight gradient, an add of its own
+// reading the new gradient and the buffer and writing the buffer, 3 x 2 B per fp16 weight. A
+// layer's GEMMs hold 12 h^2 / T weights per rank (QKV 3h^2, projection h^2, MLP 4h^2 + 4h^2); the
+// first stage adds its embedding slice, the last its head's copy. accum:fused (the default)
+// leaves the GEMMs as they are.
+TEST(TensorPipelinePlan, SeparateGradientAccumulationAddsAPassOverEveryWeightPerMicrobatch) {
+  Scenario scenario = transformer_scenario(64);
+  const TensorPipelinePlan fused = plan_of(scenario, "tp:2,pp:2", 32);
+  const TensorPipelinePlan added = plan_of(scenario, "tp:2,pp:2,accum:add", 32);
+  EXPECT_EQ(plan_of(scenario, "tp:2,pp:2,accum:fused", 32).layer.attention.backward().total_s(),
+            fused.layer.attention.backward().total_s());
+  const double h = 1024, t = 2, vocabulary_slice = 32000 / t, bytes_per_weight = 3 * 2;
+  const auto backward_bytes = [](const TensorPipelinePlan& plan) {
+    return (plan.layer.attention.backward() + plan.layer.mlp.backward()).memory_bytes;
+  };
+  EXPECT_DOUBLE_EQ(backward_bytes(added) - backward_bytes(fused), 12 * h * h / t * bytes_per_weight);
+  EXPECT_DOUBLE_EQ(added.ends.embedding_backward.memory_bytes - fused.ends.embedding_backward.memory_bytes,
+                   vocabulary_slice * h * bytes_per_weight);
+  EXPECT_DOUBLE_EQ(added.ends.head_backward_weight.memory_bytes - fused.ends.head_backward_weight.memory_bytes,
+                   h * vocabulary_slice * bytes_per_weight);
+  // Forward passes do not change; the column weight gradient carries its add.
+  EXPECT_EQ(added.layer.attention.forward.total_s(), fused.layer.attention.forward.total_s());
+  EXPECT_GT(added.layer.mlp.backward_column_weight.memory_s, fused.layer.mlp.backward_column_weight.memory_s);
+}
+
 }  // namespace
 }  // namespace scalecast
