@@ -57,10 +57,11 @@ struct TensorPipelineSpec {
   Overlap overlap;
   // How a weight's gradient is summed over the microbatches of a step. Fused (accum:fused): the
   // weight-gradient GEMM adds into the gradient buffer itself (Megatron-LM's
-  // gradient_accumulation_fusion, on by default since 2022), so the sum costs nothing beyond the
-  // GEMM. Added (accum:add): each microbatch's gradient is written out and then added into the
+  // gradient_accumulation_fusion, on by default since 2022 where gradients accumulate in fp32;
+  // megatron/arguments.py turns it off for fp16 accumulation), so the sum costs nothing beyond
+  // the GEMM. Added (accum:add): each microbatch's gradient is written out and then added into the
   // buffer by a kernel of its own, reading both and writing the sum (Megatron-LM's DDP hook
-  // `main_grad.add_(grad)` before the fusion, as in its SC'21 runs; PyTorch's AccumulateGrad).
+  // `main_grad.add_(grad)`, before the fusion and without it since; PyTorch's AccumulateGrad).
   bool fused_gradient_accumulation = true;
   // Which dimension varies fastest along the rank order, innermost first: "tp-pp-dp" puts a TP
   // group on consecutive GPUs (one NVLink domain), pipeline neighbours on neighbouring nodes,
