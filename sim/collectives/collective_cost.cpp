@@ -87,7 +87,8 @@ double tree_latency_s(CollectiveProtocol protocol, const GroupShape& shape, cons
 }
 
 // The time NVLS's flows take to move `bytes` of the buffer alone on the node: each GPU's switch
-// link carries (1 + 1/n) x the bytes each way (plan_nvls), at NCCL's NVLS efficiency.
+// link carries (1 + 1/n) x the bytes each way (plan_nvls), at NCCL's NVLS efficiency. Only for
+// groups nvls_available() accepts: their node has an NVSwitch fabric.
 double nvls_transfer_s(const GroupShape& shape, const PlatformSpec& spec, double bytes) {
   const double link_Bps = spec.node.nvswitch->per_gpu.achievable_Bps();
   const double wire_bytes = (1.0 + 1.0 / shape.ranks) * bytes / nccl::nvls_efficiency(spec.node.gpu.architecture);
