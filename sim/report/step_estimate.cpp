@@ -135,7 +135,7 @@ std::vector<GradientUnit> first_stage_units(const TensorPipelinePlan& plan) {
 
 // Gradients travel at the weights' working precision, as in the lowering (tp_pp_stage.cpp).
 double gradient_bytes(const TensorPipelinePlan& plan, double weights) {
-  return weights * (plan.value_bytes < 4 ? 2 : 4) * plan.options.gradient_bytes_scale;
+  return weights * plan.gradient_bytes_per_weight * plan.options.gradient_bytes_scale;
 }
 
 // A FIFO stream of collectives: each starts when it is ready and the one before it is done.

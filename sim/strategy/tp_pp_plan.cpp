@@ -110,12 +110,11 @@ void price_weights(const TransformerSpec& model, const PlatformSpec& platform, c
 }
 
 // Summing one microbatch's gradients into the step's buffer outside the GEMMs moves, per
-// weight, the new gradient read and the buffer read and written, each at the gradient's size
-// (2 B in mixed precision, 4 in fp32: training_memory.h's gradients).
-double accumulate_bytes_per_weight(const TensorPipelineSpec& spec, double value_bytes) {
+// weight, the new gradient read (at the weights' precision) and the buffer read and written (at
+// the gradients': training_memory.h's state_bytes): 6 B in fp16, 10 in bf16, 12 in fp32.
+double accumulate_bytes_per_weight(const TensorPipelineSpec& spec, const StateBytes& state) {
   if (spec.fused_gradient_accumulation) return 0;
-  const double gradient_bytes = value_bytes < 4 ? 2 : 4;
-  return 3 * gradient_bytes;
+  return state.weights + 2 * state.gradients;
 }
 
 }  // namespace
@@ -163,6 +162,8 @@ TensorPipelinePlan plan_tensor_pipeline(const ModelGraph& model, const PlatformS
   plan.layers_per_chunk = model.transformer->layers / (spec.pipeline * plan.chunks);
   plan.precision = model.precision;
   plan.value_bytes = bytes_per_activation_value(model.precision);
+  const StateBytes state = state_bytes(model.precision);
+  plan.gradient_bytes_per_weight = state.gradients;
 
   // Memory first: a layout that cannot hold the model says so whatever its batch.
   const MemoryQuestion question{&*model.transformer, spec, replicas, plan.microbatches, model.precision};
@@ -173,7 +174,7 @@ TensorPipelinePlan plan_tensor_pipeline(const ModelGraph& model, const PlatformS
     require_divides(spec, spec.pipeline, plan.microbatches, "the microbatches per replica");
 
   const LayerShape shape{spec.microbatch, spec.tensor, spec.sequence_parallel, plan.value_bytes,
-                         accumulate_bytes_per_weight(spec, plan.value_bytes)};
+                         accumulate_bytes_per_weight(spec, state)};
   plan.layer = price_layer(*model.transformer, shape, platform.node.gpu, cost);
   plan.ends = price_ends(*model.transformer, shape, platform.node.gpu, cost);
   plan.hidden_bytes = hidden_state_bytes(*model.transformer, shape);

@@ -36,6 +36,7 @@ struct TensorPipelinePlan {
   int layers_per_chunk = 0;
   std::string precision;
   double value_bytes = 2;
+  double gradient_bytes_per_weight = 2;  // what a step accumulates and reduces (state_bytes())
   double hidden_bytes = 0;  // one microbatch's hidden state
   double tokens_per_microbatch = 0;
   // Weights one GPU holds, by unit whose gradient completes at once.

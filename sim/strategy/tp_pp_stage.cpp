@@ -11,10 +11,6 @@ namespace comm = tp_pp_communicator;
 
 namespace {
 
-// Gradients travel at the weights' working precision (Megatron's and PyTorch DDP's buckets hold
-// param.grad): 2 B in mixed precision.
-double gradient_bytes_per_weight(const TensorPipelinePlan& plan) { return plan.value_bytes < 4 ? 2 : 4; }
-
 // Vocabulary-parallel cross entropy all-reduces three fp32 values per token over the tensor
 // group: the logits' maximum, the target's logit and the sum of exponentials (Megatron's
 // _VocabParallelCrossEntropy).
@@ -38,8 +34,7 @@ StageBuilder::StageBuilder(const TensorPipelinePlan& plan, int stage, double opt
     : plan_(plan),
       stage_(stage),
       optimizer_s_(optimizer_s),
-      program_(program),
-      gradient_bytes_per_weight_(gradient_bytes_per_weight(plan)) {
+      program_(program) {
   const int layers = plan.layers_per_chunk * plan.chunks * plan.spec.pipeline;
   for (int l = 0; l < layers; ++l) layers_.push_back({"layer" + std::to_string(l), plan.layer_weights, -1});
   embedding_ = {"embedding", plan.embedding_weights, -1};
@@ -248,7 +243,7 @@ void StageBuilder::weights_done(GradientUnit& unit, int wgrad, const std::string
 }
 
 double StageBuilder::gradient_bytes(const GradientUnit& unit) const {
-  return unit.weights * gradient_bytes_per_weight_ * plan_.options.gradient_bytes_scale;
+  return unit.weights * plan_.gradient_bytes_per_weight * plan_.options.gradient_bytes_scale;
 }
 
 int StageBuilder::forward_pass(const PipelinePass& pass) {
@@ -324,7 +319,7 @@ void StageBuilder::synchronize_gradients() {
   GradientUnit* tied = stage_ == 0 ? &embedding_ : &head_;
   if (plan_.tied_embeddings && tied->ready >= 0)
     tied->ready = collective("reduce.tied_embedding", CollectiveOp::allreduce, comm::kEmbedding, stream::kEmbedding,
-                             plan_.shared_embedding_weights * gradient_bytes_per_weight_ * plan_.options.gradient_bytes_scale,
+                             plan_.shared_embedding_weights * plan_.gradient_bytes_per_weight * plan_.options.gradient_bytes_scale,
                              {tied->ready});
   const std::vector<GradientUnit> units = held_units();
   std::vector<int> reduced;
@@ -339,7 +334,7 @@ void StageBuilder::synchronize_gradients() {
     const std::vector<int> after_schedule = host_sync_;
     if (plan_.spec.overlap.data) host_sync_.clear();
     reduced = in_buckets(units, plan_.spec.zero_stage == 0 ? CollectiveOp::allreduce : CollectiveOp::reducescatter,
-                         "reduce.gradients", stream::kGradients, comm::kGradients, gradient_bytes_per_weight_, after);
+                         "reduce.gradients", stream::kGradients, comm::kGradients, plan_.gradient_bytes_per_weight, after);
     host_sync_ = after_schedule;
   }
   const int optimizer = compute("optimizer.step", optimizer_s_, reduced);

@@ -80,7 +80,6 @@ class StageBuilder {
   const int stage_;
   const double optimizer_s_;
   RankProgram& program_;
-  const double gradient_bytes_per_weight_;
   std::vector<GradientUnit> layers_;  // by global layer index (only this stage's are used)
   GradientUnit embedding_, head_;
   std::vector<int> per_microbatch_reductions_;  // zero:2 and zero:3

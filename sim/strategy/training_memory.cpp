@@ -7,16 +7,6 @@ namespace scalecast {
 
 namespace {
 
-// Model states per weight (ZeRO Sec. 3.1): weights, gradients, optimizer (Adam).
-struct StateBytes {
-  double weights, gradients, optimizer;
-};
-
-StateBytes state_bytes(const std::string& precision) {
-  if (bytes_per_activation_value(precision) < 4) return {2, 2, 12};  // + fp32 master weights, momentum, variance
-  return {4, 4, 8};                                                  // momentum, variance
-}
-
 constexpr double kMaskBytes = 1;  // a dropout mask keeps one byte per value
 
 // Activations of one layer for one microbatch on one tensor-parallel rank.
@@ -60,6 +50,12 @@ double stage_activation_bytes(const MemoryQuestion& q, int stage) {
 }
 
 }  // namespace
+
+StateBytes state_bytes(const std::string& precision) {
+  if (precision == "fp16") return {2, 2, 12};                        // + fp32 master weights, momentum, variance
+  if (bytes_per_activation_value(precision) < 4) return {2, 4, 12};  // bf16, fp8: fp32 gradients
+  return {4, 4, 8};                                                  // momentum, variance
+}
 
 double stage_parameters(const TransformerSpec& model, int tensor, int stages, int stage) {
   double weights = double(model.layers) / stages * layer_parameters(model);

@@ -1,8 +1,8 @@
 // What a tp/pp strategy keeps in one GPU's memory (docs/parallelism.md "Memory"):
 //
 //  - model states (Rajbhandari et al., ZeRO, SC'20, Sec. 3.1): per weight, 2 B of fp16/bf16
-//    weights, 2 B of gradients and 12 B of Adam state (fp32 master weights, momentum, variance);
-//    4 + 4 + 8 B in fp32 training. ZeRO stage 1 shards the optimizer state over the
+//    weights, their gradients (state_bytes()) and 12 B of Adam state (fp32 master weights,
+//    momentum, variance); 4 + 4 + 8 B in fp32 training. ZeRO stage 1 shards the optimizer state over the
 //    data-parallel replicas, stage 2 the gradients too, stage 3 the weights too (plus the two
 //    layers' weights gathered at a time);
 //  - activations (Korthikanti et al. 2022, Sec. 4 and Table 2): per layer and microbatch,
@@ -23,6 +23,16 @@
 #include "sim/workload/transformer_spec.h"
 
 namespace scalecast {
+
+// Model states per weight at a training precision: the working weights, the gradients a step
+// accumulates and data parallelism reduces, and Adam's state. Gradients: 2 B in fp16; 4 B in
+// bf16 and fp8, whose gradients Megatron-LM accumulates and all-reduces in fp32
+// (megatron/training/arguments.py: "bfloat16 requires gradient accumulation and all-reduce to be
+// done in fp32", unless --grad-reduce-in-bf16; fp8 training keeps bf16 weights); 4 B in fp32.
+struct StateBytes {
+  double weights, gradients, optimizer;
+};
+StateBytes state_bytes(const std::string& precision);
 
 struct MemoryPerGpu {
   int stage = 0;  // the pipeline stage described (the one needing most)

@@ -145,5 +145,24 @@ TEST(TensorPipelinePlan, SeparateGradientAccumulationAddsAPassOverEveryWeightPer
   EXPECT_GT(added.layer.mlp.backward_column_weight.memory_s, fused.layer.mlp.backward_column_weight.memory_s);
 }
 
+// What data parallelism reduces per weight follows the gradients' precision: fp16's 2 B, bf16's
+// fp32 (Megatron-LM's accumulate_allreduce_grads_in_fp32, forced for bf16), so bf16's separate
+// accumulation moves 2 + 4 + 4 B per weight.
+TEST(TensorPipelinePlan, Bf16GradientsAccumulateAndReduceInFp32) {
+  Scenario fp16 = transformer_scenario(64);
+  Scenario bf16 = transformer_scenario(64, testing::small_gpt_spec(), "dgx-a100", "llama-70b");
+  EXPECT_EQ(plan_of(fp16, "tp:2,pp:2", 32).gradient_bytes_per_weight, 2);
+  EXPECT_EQ(plan_of(bf16, "tp:2,pp:2", 32).gradient_bytes_per_weight, 4);
+  const auto added_bytes = [&](Scenario& scenario) {
+    const TensorPipelinePlan fused = plan_of(scenario, "tp:2,pp:2", 32);
+    const TensorPipelinePlan added = plan_of(scenario, "tp:2,pp:2,accum:add", 32);
+    return (added.layer.mlp.backward() + added.layer.attention.backward()).memory_bytes -
+           (fused.layer.mlp.backward() + fused.layer.attention.backward()).memory_bytes;
+  };
+  const double layer_weights_per_rank = 12.0 * 1024 * 1024 / 2;
+  EXPECT_DOUBLE_EQ(added_bytes(fp16), layer_weights_per_rank * 6);
+  EXPECT_DOUBLE_EQ(added_bytes(bf16), layer_weights_per_rank * 10);
+}
+
 }  // namespace
 }  // namespace scalecast

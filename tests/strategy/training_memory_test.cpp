@@ -78,6 +78,21 @@ TEST(TrainingMemory, Fp32TrainingKeepsFourFourEightBytesPerWeight) {
   EXPECT_DOUBLE_EQ(memory.optimizer_bytes, 8 * psi);
 }
 
+// Megatron-LM accumulates and all-reduces bf16 (and fp8) gradients in fp32: 2 + 4 + 12 B per
+// weight; fp16 keeps 2-byte gradients.
+TEST(TrainingMemory, Bf16AndFp8KeepFp32Gradients) {
+  const TransformerSpec m = small_gpt_spec();
+  const double psi = stage_parameters(m, 1, 1, 0);
+  for (const char* precision : {"bf16", "fp8"}) {
+    const MemoryPerGpu memory = stage_memory({&m, spec_of(1, 1, 0, Recompute::full), 1, 1, precision}, 0);
+    EXPECT_DOUBLE_EQ(memory.parameters_bytes, 2 * psi) << precision;
+    EXPECT_DOUBLE_EQ(memory.gradients_bytes, 4 * psi) << precision;
+    EXPECT_DOUBLE_EQ(memory.optimizer_bytes, 12 * psi) << precision;
+  }
+  EXPECT_EQ(state_bytes("fp16").gradients, 2);
+  EXPECT_EQ(state_bytes("tf32").gradients, 4);
+}
+
 TEST(TrainingMemory, StagesHoldTheWholeModelOnceAcrossTensorAndPipelineShards) {
   const TransformerSpec m = small_gpt_spec();
   for (const auto& [t, p] : {std::pair{1, 1}, {2, 4}, {4, 8}}) {
