@@ -290,9 +290,11 @@ def slice_of(name, tokens, dim, value_bytes):
     return {"name": name, "bytes_per_sample": tokens * dim * value_bytes}
 
 
-def gnmt(layers=8, hidden=1024, vocab=32000, src_tokens=25, tgt_tokens=25, chunks=5):
+def gnmt(layers=8, hidden=1024, vocab=32000, src_tokens=25, tgt_tokens=25, chunks=5, sparse_embeddings=True):
     """GNMT (Wu et al. 2016) as NVIDIA's GNMT v2: bidirectional first encoder layer, attention
-    from the first decoder layer's output fed to the upper decoder layers, no input feeding."""
+    from the first decoder layer's output fed to the upper decoder layers, no input feeding.
+    sparse_embeddings: the embeddings' gradients are the rows a batch touches (TensorFlow's
+    IndexedSlices); False for PyTorch's dense nn.Embedding, whose whole gradient DDP reduces."""
     g = Graph(4)
     vb = g.value_bytes
     cs, ct = src_tokens // chunks, tgt_tokens // chunks
@@ -300,7 +302,8 @@ def gnmt(layers=8, hidden=1024, vocab=32000, src_tokens=25, tgt_tokens=25, chunk
     h = hidden
     token_id_bytes = 4
     emb_e = g.add("encoder.embedding", "embedding", 0, src_tokens * h, vocab * h, [],
-                  input_bytes=src_tokens * token_id_bytes, sparse=src_tokens * h * PARAM_BYTES)
+                  input_bytes=src_tokens * token_id_bytes,
+                  sparse=src_tokens * h * PARAM_BYTES if sparse_embeddings else None)
     fwd = lstm_layer(g, "encoder.l0.forward", chunks, cs, lambda t: [slice_of(emb_e, cs, h, vb)], h, h)
     bwd = lstm_layer(g, "encoder.l0.backward", chunks, cs, lambda t: [slice_of(emb_e, cs, h, vb)], h, h,
                      reverse=True)
@@ -311,7 +314,8 @@ def gnmt(layers=8, hidden=1024, vocab=32000, src_tokens=25, tgt_tokens=25, chunk
     # Attention keys: the encoder output projected once per source token (normalized Bahdanau).
     keys = g.add("attention.keys", "matmul", 2 * src_tokens * h * h, src_tokens * h, h * h, encoder_out)
     emb_d = g.add("decoder.embedding", "embedding", 0, tgt_tokens * h, vocab * h, [],
-                  input_bytes=tgt_tokens * token_id_bytes, sparse=tgt_tokens * h * PARAM_BYTES)
+                  input_bytes=tgt_tokens * token_id_bytes,
+                  sparse=tgt_tokens * h * PARAM_BYTES if sparse_embeddings else None)
     d0 = lstm_layer(g, "decoder.l0", chunks, ct, lambda t: [slice_of(emb_d, ct, h, vb)], h, h)
     # Per target token: query projection, scores and context over the source tokens.
     att_macs = ct * (h * h + 2 * src_tokens * h)
@@ -537,7 +541,9 @@ def presets():
     yield "calibration/gnmt_v2_dle.yaml", render({
         "name": "gnmt_v2_dle", "description": "GNMT v2 as NVIDIA DeepLearningExamples benchmarks it: 4+4 layers, 1024 units, 32320 vocabulary",
         "precision": "fp32", "batch": 128, "dataset": "WMT16 English-German", "samples": 4500000,
-        "target": "BLEU 24.4", "dataset_key": "wmt16"}, gnmt(layers=4, vocab=32320, chunks=1), [])
+        "target": "BLEU 24.4", "dataset_key": "wmt16"}, gnmt(layers=4, vocab=32320, chunks=1, sparse_embeddings=False),
+        ["DeepLearningExamples' PyTorch GNMT embeds with dense nn.Embedding (seq2seq/models/encoder.py,",
+         "decoder.py): data parallelism reduces the embeddings' whole gradients."])
     yield "calibration/resnet50_fp32.yaml", render({
         "name": "resnet50_fp32", "description": "ResNet-50 v1.5 in fp32 (DeepLearningExamples FP32/TF32 benchmark)",
         "precision": "fp32", "batch": 256, "dataset": "ImageNet-1k", "samples": 1281167,
