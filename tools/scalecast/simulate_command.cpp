@@ -32,7 +32,8 @@ po::options_description simulate_options() {
       ("gpus", po::value<int>(), "GPUs to simulate (default: the trace's ranks, or 8)")
       ("strategy", po::value<std::string>()->default_value("dp"),
        "dp; hybrid:M (workers of M GPUs placing the model's operators); or, for a transformer workload, "
-       "tp:T,pp:P[,zero:S][,mb:B][,schedule:1f1b|gpipe|interleaved:V][,recompute:auto|none|selective|full][,sp:on][,order:tp-pp-dp] "
+       "tp:T,pp:P[,zero:S][,mb:B][,schedule:1f1b|gpipe|interleaved:V][,recompute:auto|none|selective|full][,sp:on]"
+       "[,overlap:all|none|tp+dp+p2p][,order:tp-pp-dp][,accum:fused|add] "
        "(docs/parallelism.md)")
       ("per-rank", po::bool_switch(), "simulate every rank separately (no rank classes; for validation)")
       ("json", po::bool_switch(), "print one JSON object")
