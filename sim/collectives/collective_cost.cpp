@@ -86,13 +86,14 @@ double tree_latency_s(CollectiveProtocol protocol, const GroupShape& shape, cons
                                             log2_floor(shape.nodes) * step_s(StepPath::network, tree, protocol, spec));
 }
 
-// The time NVLS's flows take to move `bytes` of the buffer alone on the node: each GPU's switch
-// link carries (1 + 1/n) x the bytes each way (plan_nvls), at NCCL's NVLS efficiency. Only for
-// groups nvls_available() accepts: their node has an NVSwitch fabric.
+// The time NVLS's flows take to move `bytes` of the buffer alone on the node: what plan_nvls puts
+// on each GPU's switch link, at NCCL's NVLS efficiency (the wire factor the flows carry). Only
+// for groups nvls_available() accepts: their node has an NVSwitch fabric.
 double nvls_transfer_s(const GroupShape& shape, const PlatformSpec& spec, double bytes) {
-  const double link_Bps = spec.node.nvswitch->per_gpu.achievable_Bps();
-  const double wire_bytes = (1.0 + 1.0 / shape.ranks) * bytes / nccl::nvls_efficiency(spec.node.gpu.architecture);
-  return wire_bytes / link_Bps;
+  const CollectiveChoice nvls{CollectiveAlgorithm::nvls, CollectiveProtocol::simple};
+  const double wire_bytes =
+      nvls_bytes_per_link(shape.ranks, bytes) * wire_factor(CollectiveOp::allreduce, nvls, shape, spec, bytes);
+  return wire_bytes / spec.node.nvswitch->per_gpu.achievable_Bps();
 }
 
 // NVLS allreduce is two NVLS operations pipelined loop by loop over the buffer: a reduce-scatter

@@ -8,6 +8,8 @@
 
 namespace scalecast {
 
+double nvls_bytes_per_link(int ranks, double bytes) { return (1.0 + 1.0 / ranks) * bytes; }
+
 double bus_bandwidth_factor(CollectiveOp op, int ranks) {
   const double n = ranks;
   switch (op) {
@@ -209,7 +211,7 @@ CollectivePlan plan_nvls(const CollectiveRequest& request) {
   CollectivePlan plan;
   plan.algorithm = CollectiveAlgorithm::nvls;
   const int n = static_cast<int>(request.group.size());
-  const double per_link = (1.0 + 1.0 / n) * request.bytes;
+  const double per_link = nvls_bytes_per_link(n, request.bytes);
   CollectivePhase phase;
   for (int i = 0; i < n; ++i) phase.flows.push_back({request.group[i], request.group[(i + 1) % n], per_link});
   plan.phases.push_back(std::move(phase));

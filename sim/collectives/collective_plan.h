@@ -60,6 +60,11 @@ struct CollectiveRequest {
 CollectivePlan plan_collective(const CollectiveRequest& request, CollectiveAlgorithm algorithm,
                                CollectiveFidelity fidelity, const ClusterLayout& layout, const ChannelGraph& graph);
 
+// NVLS allreduce of `bytes` over `ranks` GPUs of one node: what each GPU's switch link carries
+// each way, (1 + 1/n) x the buffer (plan_nvls: the reduced shard comes back and every shard
+// goes out, then the reverse for the all-gather).
+double nvls_bytes_per_link(int ranks, double bytes);
+
 // nccl-tests reporting: busbw = algbw * factor.
 double bus_bandwidth_factor(CollectiveOp op, int ranks);
 

@@ -133,7 +133,8 @@ std::vector<GradientUnit> first_stage_units(const TensorPipelinePlan& plan) {
   return units;
 }
 
-// Gradients travel at the weights' working precision, as in the lowering (tp_pp_stage.cpp).
+// Gradients travel at their accumulation precision (training_memory.h's state_bytes), as in the
+// lowering (tp_pp_stage.cpp).
 double gradient_bytes(const TensorPipelinePlan& plan, double weights) {
   return weights * plan.gradient_bytes_per_weight * plan.options.gradient_bytes_scale;
 }

@@ -196,6 +196,8 @@ std::string StrategySpec::name() const {
   return name;
 }
 
+const char* strategy_grammar() { return kGrammar; }
+
 StrategySpec parse_strategy_spec(const std::string& text) {
   if (text == "dp") return {};
   if (text.rfind("hybrid:", 0) == 0) {

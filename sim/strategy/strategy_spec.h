@@ -86,6 +86,10 @@ StrategySpec tensor_pipeline_strategy(const TensorPipelineSpec& spec);
 // Throws RequestError("strategy") on anything else than the forms above.
 StrategySpec parse_strategy_spec(const std::string& text);
 
+// The forms parse_strategy_spec() takes, every tp/pp option listed: what its errors say is
+// expected, and what `simulate --help` shows.
+const char* strategy_grammar();
+
 // A comma-separated list ("dp,hybrid:2,tp:8,pp:4,tp:4,pp:8"), in the order given: a tp/pp
 // strategy's options follow one another, and one starts anew when an option repeats (or after
 // ';'). A strategy listed twice is an error.

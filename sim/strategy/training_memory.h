@@ -2,9 +2,9 @@
 //
 //  - model states (Rajbhandari et al., ZeRO, SC'20, Sec. 3.1): per weight, 2 B of fp16/bf16
 //    weights, their gradients (state_bytes()) and 12 B of Adam state (fp32 master weights,
-//    momentum, variance); 4 + 4 + 8 B in fp32 training. ZeRO stage 1 shards the optimizer state over the
-//    data-parallel replicas, stage 2 the gradients too, stage 3 the weights too (plus the two
-//    layers' weights gathered at a time);
+//    momentum, variance); 4 + 4 + 8 B in fp32 training. ZeRO stage 1 shards the optimizer state
+//    over the data-parallel replicas, stage 2 the gradients too, stage 3 the weights too (plus
+//    the two layers' weights gathered at a time);
 //  - activations (Korthikanti et al. 2022, Sec. 4 and Table 2): per layer and microbatch,
 //    s b h (10 + 24/t) + 5 a s^2 b / t bytes for GPT in fp16 -- here from the same terms for any
 //    width, GQA or gated MLP -- with the 10 s b h of norms and dropout masks split over t under

@@ -177,7 +177,7 @@ EndTimes price_ends(const TransformerSpec& model, const LayerShape& shape, const
   // Under accum:add the embedding's gradient (vocabulary slice x hidden) and the head's take the
   // same add as the layers'. Under accum:fused the head's GEMM accumulates in place; Megatron's
   // hook still adds the embedding's (not a linear layer): 6 B x V/T x h per microbatch on the
-  // first stage, left out (0.3% of a 530 B stage's microbatch).
+  // first stage, left out (0.55 ms per microbatch on a 530 B stage, against 7.9 ms for its layers').
   times.embedding_backward = price(with_accumulation(backward_of(lookup), vocabulary * h, z.accumulate_bytes), gpu, cost);
   times.head_forward = price({norm(z), logits, cross_entropy}, gpu, cost);
   times.head_backward_input = price({logits, backward_of(cross_entropy), backward_of(norm(z))}, gpu, cost);

@@ -12,6 +12,7 @@
 #include "sim/report/point_report.h"
 #include "sim/report/scaling_report.h"
 #include "sim/report/scenario.h"
+#include "sim/strategy/strategy_spec.h"
 #include "sim/timeline/timeline_json.h"
 #include "sim/trace/trace_json.h"
 #include "tools/scalecast/cli_options.h"
@@ -23,6 +24,12 @@ namespace scalecast::cli {
 
 namespace {
 
+std::string strategy_help() {
+  return std::string(strategy_grammar()) +
+         "; hybrid:M: workers of M GPUs placing the model's operators; tp/pp for a transformer workload "
+         "(docs/parallelism.md)";
+}
+
 po::options_description simulate_options() {
   po::options_description options("simulate options");
   options.add_options()
@@ -30,11 +37,7 @@ po::options_description simulate_options() {
       ("trace", po::value<std::string>(), "trace file or directory to replay")
       ("workload", po::value<std::string>(), workload_option_help().c_str())
       ("gpus", po::value<int>(), "GPUs to simulate (default: the trace's ranks, or 8)")
-      ("strategy", po::value<std::string>()->default_value("dp"),
-       "dp; hybrid:M (workers of M GPUs placing the model's operators); or, for a transformer workload, "
-       "tp:T,pp:P[,zero:S][,mb:B][,schedule:1f1b|gpipe|interleaved:V][,recompute:auto|none|selective|full][,sp:on]"
-       "[,overlap:all|none|tp+dp+p2p][,order:tp-pp-dp][,accum:fused|add] "
-       "(docs/parallelism.md)")
+      ("strategy", po::value<std::string>()->default_value("dp"), strategy_help().c_str())
       ("per-rank", po::bool_switch(), "simulate every rank separately (no rank classes; for validation)")
       ("json", po::bool_switch(), "print one JSON object")
       ("quiet,q", po::bool_switch(), "no progress line on stderr (shown only on a terminal, for runs over a second)");
