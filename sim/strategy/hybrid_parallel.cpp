@@ -253,16 +253,17 @@ void add_transfers(const WorkerPlan& plan, const std::vector<Transfer>& ordered,
   }
 }
 
-// The optimizer reads and writes weights, gradients and optimizer state: memory-bound. It runs
-// once every bucket is reduced (`update_deps`).
-Task optimizer_task(int slot, double held_weight_bytes, const std::vector<int>& update_deps) {
+// The optimizer reads and writes weights, gradients and optimizer state: memory-bound
+// (optimizer_traffic.h). It runs once every bucket is reduced (`update_deps`).
+Task optimizer_task(int slot, const OptimizerSpec& optimizer, double held_weight_bytes,
+                    const std::vector<int>& update_deps) {
   Task update;
   update.kind = TaskKind::compute;
   update.name = "optimizer.step.gpu" + std::to_string(slot);
   update.op_kind = kOptimizerKind;
   update.duration_s = -1;
-  update.flops = held_weight_bytes / 4;
-  update.memory_bytes = kOptimizerBytesPerWeightByte * held_weight_bytes;
+  update.flops = optimizer_flops_per_weight(optimizer) * held_weight_bytes / 4;
+  update.memory_bytes = optimizer_bytes_per_weight_byte(optimizer) * held_weight_bytes;
   update.stream = kComputeStream;
   update.step = 0;
   for (int d : update_deps) update.deps.push_back({0, d});
@@ -271,8 +272,8 @@ Task optimizer_task(int slot, double held_weight_bytes, const std::vector<int>& 
 
 // One GPU's gradients, reduced with the GPUs holding the same operators in the other workers
 // as DDP does it (sim/strategy/ddp_reducer.h); then the optimizer step.
-void add_gradient_exchange(const HybridOptions& options, int m, int slot, int workers, const TaskSlots& slots,
-                           ExecutionGraph& graph) {
+void add_gradient_exchange(const HybridOptions& options, const OptimizerSpec& optimizer, int m, int slot, int workers,
+                           const TaskSlots& slots, ExecutionGraph& graph) {
   Communicator gradients{slot, "gradients.gpu" + std::to_string(slot), {{}}};
   for (int w = 0; w < workers; ++w) gradients.groups[0].push_back(w * m + slot);
   graph.communicators.push_back(std::move(gradients));
@@ -292,7 +293,7 @@ void add_gradient_exchange(const HybridOptions& options, int m, int slot, int wo
   } else {
     for (const ReadyGradient& g : slots.ready[slot]) update_deps.push_back(g.copy_task);
   }
-  if (slots.held_weight_bytes[slot] > 0) tasks.push_back(optimizer_task(slot, slots.held_weight_bytes[slot], update_deps));
+  if (slots.held_weight_bytes[slot] > 0) tasks.push_back(optimizer_task(slot, optimizer, slots.held_weight_bytes[slot], update_deps));
 }
 
 }  // namespace
@@ -315,7 +316,7 @@ ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int
   const TaskSlots slots = add_compute_tasks(model, plan, workers, graph);
   add_transfers(plan, collect_transfers(model, plan, slots, graph), slots, workers, graph);
 
-  for (int slot = 0; slot < m; ++slot) add_gradient_exchange(options, m, slot, workers, slots, graph);
+  for (int slot = 0; slot < m; ++slot) add_gradient_exchange(options, model.optimizer, m, slot, workers, slots, graph);
   std::sort(graph.communicators.begin(), graph.communicators.end(),
             [](const Communicator& a, const Communicator& b) { return a.id < b.id; });
   return graph;

@@ -69,22 +69,17 @@ MemoryPerGpu resolve_memory(MemoryQuestion question, const ModelGraph& model, co
 // Megatron-LM's optimizer step, per weight this GPU updates: memory-bound passes over fp32
 // tensors (megatron/optimizer/optimizer.py, MixedPrecisionOptimizer.step; and the gradient
 // buffer zeroed before each step), about a dozen FLOPs per weight (kind "optimizer"):
+//   apex's FusedAdam on the fp32 main weights, the gradient norm for clipping and the zeroed
+//   gradient buffer (optimizer_traffic.h: 7 + 1 + 1 per weight byte)            28 + 4 + 4 B
 //   unscale and check for inf/nan, fp16's loss scaling only: read and write the gradient   8 B
-//   the gradient norm for clipping: read the gradient                                      4 B
-//   Adam (apex's FusedAdam on the fp32 main weights): read weight, gradient, momentum and
-//   variance, write the last three                                                  16 + 12 B
 //   copy the main weights to the fp16/bf16 working ones: read 4, write 2                  6 B
-//   zero the fp32 gradient buffer                                                          4 B
 // 50 B per weight in fp16, 42 in bf16; fp32 training has no main copy and no scaling: 36 B.
-constexpr double kAdamBytesPerWeight = 28;
-constexpr double kGradientNormBytesPerWeight = 4;
-constexpr double kZeroGradientBytesPerWeight = 4;
+const OptimizerSpec kMegatronOptimizer{"adam", true, true, true};
 constexpr double kUnscaleBytesPerWeight = 8;
 constexpr double kMainToWorkingCopyBytesPerWeight = 6;
-constexpr double kAdamFlopsPerWeight = 12;
 
 double optimizer_bytes_per_weight(const std::string& precision) {
-  double bytes = kAdamBytesPerWeight + kGradientNormBytesPerWeight + kZeroGradientBytesPerWeight;
+  double bytes = 4 * optimizer_bytes_per_weight_byte(kMegatronOptimizer);
   if (bytes_per_activation_value(precision) < 4) bytes += kMainToWorkingCopyBytesPerWeight;
   if (precision == "fp16") bytes += kUnscaleBytesPerWeight;
   return bytes;
@@ -103,7 +98,7 @@ void price_weights(const TransformerSpec& model, const PlatformSpec& platform, c
   const double shards = spec.zero_stage >= 1 ? plan.replicas() : 1;
   for (int stage = 0; stage < spec.pipeline; ++stage) {
     const double weights = stage_parameters(model, spec.tensor, spec.pipeline, stage) / shards;
-    plan.optimizer_s.push_back(operator_time_s(kOptimizerKind, kAdamFlopsPerWeight * weights,
+    plan.optimizer_s.push_back(operator_time_s(kOptimizerKind, optimizer_flops_per_weight(kMegatronOptimizer) * weights,
                                                optimizer_bytes_per_weight(plan.precision) * weights,
                                                platform.node.gpu, cost));
   }

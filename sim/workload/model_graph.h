@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/workload/optimizer_traffic.h"
 #include "sim/workload/transformer_spec.h"
 
 namespace scalecast {
@@ -74,6 +75,7 @@ struct ModelGraph {
   std::string target_metric;
   std::string precision = "fp32";     // which GPU peak the cost model uses
   double state_bytes_per_parameter_byte = 4;  // weights + gradients + optimizer state, per weight byte
+  OptimizerSpec optimizer;            // what the weight update moves (optimizer_traffic.h)
   std::vector<Operator> operators;    // forward, topologically ordered (inputs point backwards)
   StatisticalEfficiency statistical_efficiency;
   // A transformer's published configuration, when the file gives one: tensor and pipeline

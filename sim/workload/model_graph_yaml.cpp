@@ -54,6 +54,28 @@ double read_positive(const Field& field, const limits::Range& range) {
   return value;
 }
 
+// One of two words, as the schema spells them (yes/no and 0/1 are not taken: they read as
+// typos of the other field values).
+bool read_either(const Field& field, const std::string& yes, const std::string& no) {
+  const std::string word = read_name(field);
+  if (word != yes && word != no) field.fail("expected " + yes + " or " + no + ", got '" + word + "'");
+  return word == yes;
+}
+
+OptimizerSpec read_optimizer(const Field& field) {
+  MapReader map(field, {"algorithm", "implementation", "clip_grad_norm", "zero_grad"});
+  OptimizerSpec spec;
+  const Field algorithm = map.required("algorithm");
+  spec.algorithm = read_name(algorithm);
+  const auto& known = optimizer_algorithms();
+  if (std::find(known.begin(), known.end(), spec.algorithm) == known.end())
+    algorithm.fail("unknown optimizer '" + spec.algorithm + "'; expected one of: " + join_words(known));
+  if (auto implementation = map.optional("implementation")) spec.fused = read_either(*implementation, "fused", "unfused");
+  if (auto clip = map.optional("clip_grad_norm")) spec.clip_grad_norm = read_either(*clip, "true", "false");
+  if (auto zero = map.optional("zero_grad")) spec.zero_grad_memset = read_either(*zero, "memset", "none");
+  return spec;
+}
+
 StatisticalEfficiency read_statistical_efficiency(const Field& field) {
   MapReader map(field, {"min_epochs", "critical_batch", "measured", "source"});
   StatisticalEfficiency efficiency;
@@ -346,7 +368,7 @@ ModelGraph read_model_graph(const YAML::Node& root, const std::string& source) {
   if (document.is_null()) document.fail("is empty; expected a workload description (name, operators, ...)");
   MapReader top(document, {"name", "description", "precision", "batch_per_gpu", "state_bytes_per_parameter_byte",
                            "dataset", "target_metric", "statistical_efficiency", "operators", "transformer",
-                           "global_batch"});
+                           "global_batch", "optimizer"});
   ModelGraph model;
   model.source = source;
   model.name = read_name(top.required("name"));
@@ -370,6 +392,7 @@ ModelGraph read_model_graph(const YAML::Node& root, const std::string& source) {
 
   if (auto global_batch = top.optional("global_batch"))
     model.global_batch = static_cast<int>(read_integer(*global_batch, 1, kMaxBatchPerGpu));
+  if (auto optimizer = top.optional("optimizer")) model.optimizer = read_optimizer(*optimizer);
   read_operators(top, model);
   return model;
 }

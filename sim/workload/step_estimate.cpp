@@ -15,8 +15,10 @@ StepEstimate single_gpu_step(const ModelGraph& model, int batch, const GpuSpec& 
     (task.pass == Pass::forward ? estimate.forward_s : estimate.backward_s) += time_s;
   }
   const double weights = parameter_bytes(model);
-  estimate.optimizer_s =
-      operator_time_s(kOptimizerKind, weights / 4, kOptimizerBytesPerWeightByte * weights, gpu, cost);
+  estimate.optimizer_s = operator_time_s(kOptimizerKind, optimizer_flops_per_weight(model.optimizer) * weights / 4,
+                                         optimizer_bytes_per_weight_byte(model.optimizer) * weights, gpu, cost);
+  estimate.accumulation_s =
+      operator_time_s(kElementwiseKind, weights / 4, kAccumulationBytesPerWeightByte * weights, gpu, cost);
   return estimate;
 }
 

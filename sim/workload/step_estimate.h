@@ -10,15 +10,17 @@
 
 namespace scalecast {
 
-// Bytes the optimizer moves per weight byte: read weights, gradient and one moment, write
-// weights and the moment (SGD with momentum; Adam adds a second moment, ignored here).
-inline constexpr double kOptimizerBytesPerWeightByte = 5;
-
 struct StepEstimate {
   double forward_s = 0;
   double backward_s = 0;
-  double optimizer_s = 0;
+  double optimizer_s = 0;     // the model's optimizer (workload `optimizer`, optimizer_traffic.h)
+  double accumulation_s = 0;  // adding one more micro-batch's gradients into those held
   double step_s() const { return forward_s + backward_s + optimizer_s; }
+  // Time per micro-batch when `micro_batches` of them accumulate gradients before one update
+  // (a global batch larger than the GPUs hold at once): the update is paid once per step.
+  double per_micro_batch_s(int micro_batches) const {
+    return forward_s + backward_s + ((micro_batches - 1) * accumulation_s + optimizer_s) / micro_batches;
+  }
 };
 
 StepEstimate single_gpu_step(const ModelGraph& model, int batch, const GpuSpec& gpu, const ComputeCostModel& cost);
