@@ -97,6 +97,19 @@ std::string workload_in_tree(const std::string& text) {
   return text.find('/') == std::string::npos ? text : source_tree_path(text);
 }
 
+// Batches each GPU runs per optimizer step when the run holds the global batch fixed (the
+// case's `global_batch`: gradient accumulation, as DeepLearningExamples' --train-global-batch-size
+// does on fewer GPUs); 1 when the case gives none.
+int micro_batches_per_step(const ValidationCase& c, int batch, int gpus) {
+  if (!c.optional_text("global_batch")) return 1;
+  const long long global_batch = c.integer("global_batch");
+  if (global_batch % (static_cast<long long>(batch) * gpus) != 0)
+    throw InputError(c.file, c.field + ".global_batch",
+                     std::to_string(global_batch) + " is not a multiple of batch x GPUs (" + std::to_string(batch) +
+                         " x " + std::to_string(gpus) + ")");
+  return static_cast<int>(global_batch / (static_cast<long long>(batch) * gpus));
+}
+
 // Single-GPU training throughput on `platform` over that on `base_platform` (single_gpu_step:
 // what the cost model is calibrated with), each at its own batch.
 double simulate_cross_generation(const ValidationCase& c) {
@@ -106,7 +119,8 @@ double simulate_cross_generation(const ValidationCase& c) {
   auto samples_per_s = [&](const std::string& platform_field, const std::string& batch_field) {
     const GpuSpec gpu = load_platform(c.text(platform_field)).node.gpu;
     const int batch = c.optional_text(batch_field) ? c.integer(batch_field) : c.integer("batch");
-    return batch / single_gpu_step(model, batch, gpu, compute_cost_model_for(table, gpu, model.precision)).step_s();
+    const StepEstimate step = single_gpu_step(model, batch, gpu, compute_cost_model_for(table, gpu, model.precision));
+    return batch / step.per_micro_batch_s(micro_batches_per_step(c, batch, 1));
   };
   return samples_per_s("platform", "batch") / samples_per_s("base_platform", "base_batch");
 }
@@ -197,19 +211,39 @@ double simulate_layer_time_ms(const ValidationCase& c) {
 
 // ---- data-parallel scaling ------------------------------------------------------------------
 
-// A workload's data-parallel speedup at `gpus` over one GPU, each GPU at the same batch
-// (weak scaling, as DLPerf and DeepLearningExamples report it): gpus x step(1) / step(gpus),
-// both through simulate's pipeline (DDP's buckets, GPU sharing, stragglers).
+// The time per batch of a data-parallel step of `micro_batches` accumulated batches, from the
+// simulated step of one batch with its gradient exchange and update (`step_s`). The batches
+// before the last skip the update and add their gradients into those held; they exchange
+// gradients too when the DDP wrapper has no no_sync (apex's DistributedDataParallel reduces
+// after every backward: `sync` "every"), else they run as on one GPU (PyTorch DDP's no_sync:
+// "last", `unsynced_batch_s`).
+double per_batch_s(double step_s, double unsynced_batch_s, const StepEstimate& single, int micro_batches,
+                   bool sync_every) {
+  const double earlier_batch_s = (sync_every ? step_s - single.optimizer_s : unsynced_batch_s) + single.accumulation_s;
+  return (step_s + (micro_batches - 1) * earlier_batch_s) / micro_batches;
+}
+
+// A workload's data-parallel speedup at `gpus` over one GPU, each GPU at the same batch (as
+// DLPerf and DeepLearningExamples report it): gpus x time per batch(1) / time per batch(gpus),
+// both through simulate's pipeline (DDP's buckets, GPU sharing, stragglers), with the global
+// batch's gradient accumulation when the case holds it fixed.
 double simulate_dp_speedup(const ValidationCase& c) {
   ModelGraph model = load_model_graph(workload_in_tree(c.text("workload")));
   if (c.optional_text("batch")) model.batch_per_gpu = c.integer("batch");
   if (auto precision = c.optional_text("precision")) model = at_precision(std::move(model), *precision);
-  Scenario scenario = workload_scenario(load_platform(c.text("platform")), std::move(model), {}, c.text("workload"));
+  const PlatformSpec platform = load_platform(c.text("platform"));
+  const StepEstimate single = single_gpu_step(
+      model, model.batch_per_gpu, platform.node.gpu,
+      compute_cost_model_for(load_cost_model_table(), platform.node.gpu, model.precision));
+  Scenario scenario = workload_scenario(platform, model, {}, c.text("workload"));
   const StrategySpec dp{};
   add_strategy(scenario, dp, HybridOptions{});
   place_strategy(scenario, dp);
   const int gpus = c.integer("gpus");
   check_point(scenario, dp, gpus);
+  const std::string sync = c.optional_text("sync").value_or("last");
+  if (sync != "every" && sync != "last")
+    throw InputError(c.file, c.field + ".sync", "expected every or last, got '" + sync + "'");
   // Each point in a process of its own (SimGrid's engine runs once per process).
   const int points[] = {1, gpus};
   double step_s[2] = {0, 0};
@@ -226,7 +260,12 @@ double simulate_dp_speedup(const ValidationCase& c) {
         else step_s[i] = std::stod(outcome.output);
       });
   if (!failure.empty()) throw std::runtime_error("dp_speedup: " + failure);
-  return gpus * step_s[0] / step_s[1];
+  const double unsynced_batch_s = step_s[0] - single.optimizer_s;  // one GPU: nothing to exchange
+  double batch_s[2];
+  for (int i = 0; i < 2; ++i)
+    batch_s[i] = per_batch_s(step_s[i], unsynced_batch_s, single,
+                             micro_batches_per_step(c, model.batch_per_gpu, points[i]), sync == "every");
+  return gpus * batch_s[0] / batch_s[1];
 }
 
 }  // namespace
@@ -248,7 +287,8 @@ const std::vector<ValidationKind>& validation_kinds() {
        {"trace", "base_platform", "platform"}, {}, simulate_trace_speedup},
       {"cross_generation", "x",
        "a workload's single-GPU training throughput on one GPU over another's, against the published ratio",
-       {"workload", "base_platform", "platform", "batch"}, {"base_batch", "precision"}, simulate_cross_generation},
+       {"workload", "base_platform", "platform", "batch"}, {"base_batch", "precision", "global_batch"},
+       simulate_cross_generation},
       // tp/pp training steps (Megatron-LM's published runs)
       {"throughput", "TFLOP/s", "a tp/pp training step: achieved TFLOP/s per GPU as the paper counts FLOPs",
        {"platform", "workload", "strategy", "gpus"},
@@ -264,7 +304,7 @@ const std::vector<ValidationKind>& validation_kinds() {
        {"global_batch", "layers", "hidden", "ffn_hidden", "heads", "vocabulary", "sequence"}, simulate_iteration_time},
       {"dp_speedup", "x",
        "a workload's data-parallel throughput on N GPUs over one GPU's at the same per-GPU batch, against the measured speedup",
-       {"workload", "platform", "gpus"}, {"batch", "precision"}, simulate_dp_speedup},
+       {"workload", "platform", "gpus"}, {"batch", "precision", "global_batch", "sync"}, simulate_dp_speedup},
   };
   return kinds;
 }

@@ -1,0 +1,92 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "sim/core/input_error.h"
+#include "sim/cost/cost_model_table.h"
+#include "sim/platform/platform_yaml.h"
+#include "sim/workload/model_graph.h"
+#include "sim/workload/step_estimate.h"
+#include "tests/support/yaml_edits.h"
+
+namespace scalecast {
+namespace {
+
+// The pass-by-pass counts of optimizer_traffic.h.
+TEST(OptimizerTraffic, BytesPerWeightByteFollowThePasses) {
+  EXPECT_EQ(optimizer_bytes_per_weight_byte(OptimizerSpec{}), 5);  // fused SGD with momentum, the default
+  EXPECT_EQ(optimizer_bytes_per_weight_byte({"sgd_momentum", false, false, false}), 8);
+  EXPECT_EQ(optimizer_bytes_per_weight_byte({"adam", true, false, false}), 7);
+  EXPECT_EQ(optimizer_bytes_per_weight_byte({"adam", false, false, false}), 20);
+  EXPECT_EQ(optimizer_bytes_per_weight_byte({"adam", false, true, false}), 21);
+  EXPECT_EQ(optimizer_bytes_per_weight_byte({"adam", false, true, true}), 22);
+  EXPECT_GT(optimizer_flops_per_weight({"adam", true, false, false}), optimizer_flops_per_weight(OptimizerSpec{}));
+  EXPECT_EQ(describe({"adam", false, true, true}), "adam, unfused, clip_grad_norm, zero_grad memset");
+  EXPECT_EQ(describe(OptimizerSpec{}), "sgd_momentum, fused");
+}
+
+const std::string kWorkload = R"(name: tiny
+precision: fp32
+batch_per_gpu: 8
+dataset: {name: toy, samples: 1000}
+target_metric: loss 1.0
+optimizer: {algorithm: adam, implementation: unfused, clip_grad_norm: true, zero_grad: memset}
+statistical_efficiency: {min_epochs: 10, critical_batch: 100, source: made up for the test}
+operators:
+  - {name: a, kind: matmul, flops_per_sample: 1e9, activation_bytes_per_sample: 4096, parameter_bytes: 4e8, input_bytes_per_sample: 64}
+)";
+
+ModelGraph parse(const std::string& text) { return parse_model_graph_yaml(text, "workloads/x.yaml"); }
+
+std::string error_field(const std::string& text) {
+  return testing::input_error_of([](const std::string& t) { parse(t); }, text).field();
+}
+
+using testing::replace;
+
+TEST(OptimizerTraffic, WorkloadFieldIsReadAndChecked) {
+  const OptimizerSpec spec = parse(kWorkload).optimizer;
+  EXPECT_EQ(spec.algorithm, "adam");
+  EXPECT_FALSE(spec.fused);
+  EXPECT_TRUE(spec.clip_grad_norm);
+  EXPECT_TRUE(spec.zero_grad_memset);
+  // Absent: the former fixed pricing (fused SGD with momentum).
+  const std::string without = replace(kWorkload, "optimizer: {algorithm: adam, implementation: unfused, clip_grad_norm: true, zero_grad: memset}\n", "");
+  EXPECT_EQ(optimizer_bytes_per_weight_byte(parse(without).optimizer), 5);
+
+  EXPECT_EQ(error_field(replace(kWorkload, "algorithm: adam", "algorithm: lamb")), "optimizer.algorithm");
+  EXPECT_EQ(error_field(replace(kWorkload, "implementation: unfused", "implementation: foreach")), "optimizer.implementation");
+  EXPECT_EQ(error_field(replace(kWorkload, "clip_grad_norm: true", "clip_grad_norm: yes")), "optimizer.clip_grad_norm");
+  EXPECT_EQ(error_field(replace(kWorkload, "zero_grad: memset", "zero_grad: zeros")), "optimizer.zero_grad");
+  EXPECT_EQ(error_field(replace(kWorkload, "algorithm: adam, ", "")), "optimizer.algorithm");
+  EXPECT_EQ(error_field(replace(kWorkload, "zero_grad: memset", "lr: 0.1")), "optimizer.lr");
+  EXPECT_EQ(error_field(replace(kWorkload, "{algorithm: adam, implementation: unfused, clip_grad_norm: true, zero_grad: memset}",
+                                "adam")),
+            "optimizer");
+}
+
+// The update is memory-bound: its time follows the bytes it moves, and accumulating micro-batches
+// pays it once per step.
+TEST(OptimizerTraffic, SingleGpuStepPricesTheUpdateAndAccumulation) {
+  const GpuSpec gpu = load_platform("dgx1-v100").node.gpu;
+  const ComputeCostModel cost = compute_cost_model_for(load_cost_model_table(), gpu, "fp32");
+  ModelGraph adam = parse(kWorkload);
+  ModelGraph sgd = adam;
+  sgd.optimizer = OptimizerSpec{};
+  const StepEstimate with_adam = single_gpu_step(adam, 8, gpu, cost);
+  const StepEstimate with_sgd = single_gpu_step(sgd, 8, gpu, cost);
+  const double launch_s = 5e-6;  // the cost model's per-task launch overhead on V100
+  EXPECT_NEAR((with_adam.optimizer_s - launch_s) / (with_sgd.optimizer_s - launch_s), 22.0 / 5, 1e-9);
+  // 4e8 weight bytes x 22 over V100's 900 GB/s at the default 70%.
+  EXPECT_NEAR(with_adam.optimizer_s, 22 * 4e8 / (900e9 * 0.7) + launch_s, 1e-9);
+  EXPECT_NEAR(with_adam.accumulation_s, 3 * 4e8 / (900e9 * 0.7) + launch_s, 1e-9);
+  EXPECT_EQ(with_adam.forward_s, with_sgd.forward_s);
+
+  EXPECT_DOUBLE_EQ(with_adam.per_micro_batch_s(1), with_adam.step_s());
+  EXPECT_DOUBLE_EQ(with_adam.per_micro_batch_s(8), with_adam.forward_s + with_adam.backward_s +
+                                                       (7 * with_adam.accumulation_s + with_adam.optimizer_s) / 8);
+  EXPECT_LT(with_adam.per_micro_batch_s(8), with_adam.per_micro_batch_s(2));
+}
+
+}  // namespace
+}  // namespace scalecast
