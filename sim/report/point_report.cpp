@@ -67,6 +67,7 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const PointResult& p
   out["collectives_symmetry_folded"] = point.replay.collectives_symmetry_folded;
   out["symmetry_fold_order"] = point.replay.symmetry_order;
   if (!point.replay.network.empty()) out["network"] = point.replay.network;
+  out["accumulated_batches"] = point.accumulated_batches;
   if (point.training) {
     out["global_batch"] = point.training->global_batch;
     out["epochs"] = point.training->epochs;

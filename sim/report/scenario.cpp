@@ -125,6 +125,32 @@ void check_point(const Scenario& scenario, const StrategySpec& strategy, int gpu
   if (gpus % m != 0)
     throw RequestError("gpus", std::to_string(gpus) + " GPUs cannot be split into workers of " + std::to_string(m) +
                                    " GPUs");
+  dp_micro_batches(scenario, strategy, gpus);
+}
+
+void check_global_batch_applies(const Scenario& scenario) {
+  if (scenario.global_batch && !scenario.model)
+    throw RequestError("global_batch", "a trace replays the steps it measured; a global batch applies to workloads");
+}
+
+int dp_micro_batches(const Scenario& scenario, const StrategySpec& strategy, int gpus) {
+  if (!scenario.global_batch || strategy.is_tensor_pipeline()) return 1;
+  check_global_batch_applies(scenario);
+  if (!strategy.is_data_parallel())
+    throw RequestError("global_batch", strategy.name() + " keeps the workload's batch per worker; a global batch "
+                                                         "(gradient accumulation) applies to dp and tp/pp strategies");
+  const long long per_step = static_cast<long long>(scenario.model->batch_per_gpu) * gpus;
+  if (*scenario.global_batch < per_step)
+    throw RequestError("global_batch", std::to_string(*scenario.global_batch) + " samples are fewer than a batch of " +
+                                           std::to_string(scenario.model->batch_per_gpu) + " on each of " +
+                                           std::to_string(gpus) + " GPUs; a per-GPU batch of at most " +
+                                           std::to_string(*scenario.global_batch / gpus) + " would fit");
+  if (*scenario.global_batch % per_step != 0)
+    throw RequestError("global_batch", std::to_string(*scenario.global_batch) + " samples do not split into batches of " +
+                                           std::to_string(scenario.model->batch_per_gpu) + " on each of " +
+                                           std::to_string(gpus) + " GPUs: expected a multiple of " +
+                                           std::to_string(per_step));
+  return static_cast<int>(*scenario.global_batch / per_step);
 }
 
 TensorPipelinePlan tensor_pipeline_plan(const Scenario& scenario, const StrategySpec& strategy, int gpus) {
@@ -163,7 +189,8 @@ std::vector<std::string> point_warnings(const Scenario& scenario, const PointRes
 ExecutionGraph lower_point(const Scenario& scenario, const PointResult& point) {
   if (point.tensor_pipeline) return lower_tensor_pipeline(*point.tensor_pipeline, scenario.model->name);
   if (scenario.model)
-    return lower_hybrid(*scenario.model, scenario.plans.at(point.strategy), point.gpus, scenario.hybrid.at(point.strategy));
+    return lower_hybrid(*scenario.model, scenario.plans.at(point.strategy), point.gpus, scenario.hybrid.at(point.strategy),
+                        {point.accumulated_batches, scenario.reduce_every_micro_batch});
   return extrapolate_data_parallel(*scenario.trace, point.gpus);
 }
 
@@ -179,6 +206,7 @@ PointResult simulate_point(const Scenario& scenario, const StrategySpec& strateg
     result.tensor_pipeline = tensor_pipeline_plan(scenario, strategy, gpus);
   } else {
     check_point(scenario, strategy, gpus);
+    result.accumulated_batches = dp_micro_batches(scenario, strategy, gpus);
   }
   const ExecutionGraph graph = lower_point(scenario, result);
   result.variability = compute_variability(scenario);
@@ -199,7 +227,8 @@ PointResult simulate_point(const Scenario& scenario, const StrategySpec& strateg
   if (const ModelGraph* statistics = scenario.statistics()) {
     TrainingEstimate training;
     training.global_batch = result.tensor_pipeline ? result.tensor_pipeline->global_batch
-                                                   : double(gpus / strategy.gpus_per_worker) * statistics->batch_per_gpu;
+                                                   : double(gpus / strategy.gpus_per_worker) * statistics->batch_per_gpu *
+                                                         result.accumulated_batches;
     training.epochs = statistics->statistical_efficiency.epochs(training.global_batch);
     training.time_to_train_s = time_to_train_s(*statistics, training.global_batch, result.step.step_time_s);
     result.training = training;

@@ -49,7 +49,12 @@ struct Scenario {
   std::string cost_family;                     // the cost-model family of the platform's GPU ("" uncalibrated)
   std::optional<TraceScaling> scaling;         // a trace: what was rescaled to the platform's GPU, by class
   std::map<StrategySpec, TensorPipelineOptions> tensor_pipeline;  // tp/pp strategies' options
-  std::optional<int> global_batch;  // for tp/pp strategies: overrides the workload's global_batch
+  // Samples per step over all replicas. tp/pp: overrides the workload's global_batch. dp (only
+  // when given here): each GPU accumulates global_batch / (batch x GPUs) batches per step.
+  std::optional<int> global_batch;
+  // dp accumulation: the batches before the last reduce their gradients too (apex's DDP), or
+  // not (PyTorch DDP's no_sync, the default). sim/strategy/hybrid_parallel.h.
+  bool reduce_every_micro_batch = false;
   std::optional<double> trace_compute_cv;      // a trace's own step-to-step spread of GPU time, when it shows one
 
   // The notes of the lowerings the added strategies use, each once (dp's when none is added).
@@ -85,6 +90,13 @@ ComputeVariability compute_variability(const Scenario& scenario);
 // before anything expensive runs.
 void check_point(const Scenario& scenario, const StrategySpec& strategy, int gpus);
 
+// The batches each GPU of a dp point accumulates per step: global_batch / (batch x GPUs) when
+// the scenario holds a global batch, else 1. RequestError("global_batch") when it does not
+// split so, or for a hybrid strategy or a trace (whose steps are the measured ones).
+int dp_micro_batches(const Scenario& scenario, const StrategySpec& strategy, int gpus);
+// RequestError("global_batch") for a trace scenario holding a global batch.
+void check_global_batch_applies(const Scenario& scenario);
+
 // A tp/pp strategy made concrete at `gpus` (tp_pp_plan.h); the strategy must have been added.
 TensorPipelinePlan tensor_pipeline_plan(const Scenario& scenario, const StrategySpec& strategy, int gpus);
 
@@ -105,6 +117,7 @@ struct PointResult {
   // whose straggling its measured step already holds).
   double straggler_delay = 0;
   std::optional<TrainingEstimate> training;  // when the statistics are known
+  int accumulated_batches = 1;               // dp: batches per GPU per step (dp_micro_batches)
   double sim_wall_s = 0;                     // lowering and replay
   // Where the result leaves the ground the model stands on (point_warnings in scenario.cpp).
   std::vector<std::string> warnings;

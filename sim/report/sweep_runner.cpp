@@ -14,16 +14,25 @@
 
 namespace scalecast {
 
-std::vector<SweepPoint> sweep_points(const std::vector<StrategySpec>& strategies, const std::vector<int>& gpu_counts,
+std::vector<SweepPoint> sweep_points(const Scenario& scenario, const std::vector<StrategySpec>& strategies,
+                                     const std::vector<int>& gpu_counts,
                                      const std::function<void(const std::string&)>& skipped) {
   std::vector<SweepPoint> points;
   for (const StrategySpec& strategy : strategies)
     for (int gpus : gpu_counts) {
       const int m = strategy.gpus_per_worker;
+      const std::string point = strategy.name() + " at " + std::to_string(gpus) + " GPUs";
       if (gpus < m || gpus % m != 0) {
-        skipped("skipping " + strategy.name() + " at " + std::to_string(gpus) + " GPUs (not a multiple of " +
-                std::to_string(m) + ")");
+        skipped("skipping " + point + " (not a multiple of " + std::to_string(m) + ")");
         continue;
+      }
+      if (strategy.is_data_parallel() && scenario.global_batch) {
+        try {
+          dp_micro_batches(scenario, strategy, gpus);
+        } catch (const RequestError& error) {
+          skipped("skipping " + point + " (" + error.problem() + ")");
+          continue;
+        }
       }
       points.push_back({strategy, gpus});
     }

@@ -22,8 +22,10 @@ struct SweepPoint {
 };
 
 // Every (strategy, GPU count) pair the strategy can run, strategies in the order given, then
-// GPU counts ascending; `skipped` hears of each pair left out (a count M does not divide).
-std::vector<SweepPoint> sweep_points(const std::vector<StrategySpec>& strategies, const std::vector<int>& gpu_counts,
+// GPU counts ascending; `skipped` hears of each pair left out (a count M does not divide, or a
+// dp point the scenario's global batch does not split into whole batches: dp_micro_batches).
+std::vector<SweepPoint> sweep_points(const Scenario& scenario, const std::vector<StrategySpec>& strategies,
+                                     const std::vector<int>& gpu_counts,
                                      const std::function<void(const std::string&)>& skipped);
 
 // `--strategies auto`: at each GPU count, the `finalists` tp/pp layouts with the best estimated

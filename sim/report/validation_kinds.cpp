@@ -211,42 +211,29 @@ double simulate_layer_time_ms(const ValidationCase& c) {
 
 // ---- data-parallel scaling ------------------------------------------------------------------
 
-// The time per batch of a data-parallel step of `micro_batches` accumulated batches, from the
-// simulated step of one batch with its gradient exchange and update (`step_s`). The batches
-// before the last skip the update and add their gradients into those held; they exchange
-// gradients too when the DDP wrapper has no no_sync (apex's DistributedDataParallel reduces
-// after every backward: `sync` "every"), else they run as on one GPU (PyTorch DDP's no_sync:
-// "last", `unsynced_batch_s`).
-double per_batch_s(double step_s, double unsynced_batch_s, const StepEstimate& single, int micro_batches,
-                   bool sync_every) {
-  const double earlier_batch_s = (sync_every ? step_s - single.optimizer_s : unsynced_batch_s) + single.accumulation_s;
-  return (step_s + (micro_batches - 1) * earlier_batch_s) / micro_batches;
-}
-
 // A workload's data-parallel speedup at `gpus` over one GPU, each GPU at the same batch (as
 // DLPerf and DeepLearningExamples report it): gpus x time per batch(1) / time per batch(gpus),
-// both through simulate's pipeline (DDP's buckets, GPU sharing, stragglers), with the global
-// batch's gradient accumulation when the case holds it fixed.
+// both through simulate's pipeline (DDP's buckets, GPU sharing, stragglers). A case that held
+// the global batch fixed (`global_batch`) accumulates batches on fewer GPUs, and `sync: every`
+// reduces after each of them (apex's DDP) instead of only the last (PyTorch DDP's no_sync).
 double simulate_dp_speedup(const ValidationCase& c) {
   ModelGraph model = load_model_graph(workload_in_tree(c.text("workload")));
   if (c.optional_text("batch")) model.batch_per_gpu = c.integer("batch");
   if (auto precision = c.optional_text("precision")) model = at_precision(std::move(model), *precision);
-  const PlatformSpec platform = load_platform(c.text("platform"));
-  const StepEstimate single = single_gpu_step(
-      model, model.batch_per_gpu, platform.node.gpu,
-      compute_cost_model_for(load_cost_model_table(), platform.node.gpu, model.precision));
-  Scenario scenario = workload_scenario(platform, model, {}, c.text("workload"));
+  Scenario scenario = workload_scenario(load_platform(c.text("platform")), std::move(model), {}, c.text("workload"));
+  if (c.optional_text("global_batch")) scenario.global_batch = c.integer("global_batch");
+  const std::string sync = c.optional_text("sync").value_or("last");
+  if (sync != "every" && sync != "last")
+    throw InputError(c.file, c.field + ".sync", "expected every or last, got '" + sync + "'");
+  scenario.reduce_every_micro_batch = sync == "every";
   const StrategySpec dp{};
   add_strategy(scenario, dp, HybridOptions{});
   place_strategy(scenario, dp);
   const int gpus = c.integer("gpus");
-  check_point(scenario, dp, gpus);
-  const std::string sync = c.optional_text("sync").value_or("last");
-  if (sync != "every" && sync != "last")
-    throw InputError(c.file, c.field + ".sync", "expected every or last, got '" + sync + "'");
-  // Each point in a process of its own (SimGrid's engine runs once per process).
   const int points[] = {1, gpus};
-  double step_s[2] = {0, 0};
+  for (int point : points) check_point(scenario, dp, point);
+  // Each point in a process of its own (SimGrid's engine runs once per process).
+  double batch_s[2] = {0, 0};
   std::string failure;
   run_in_processes(
       2, 1,
@@ -257,14 +244,9 @@ double simulate_dp_speedup(const ValidationCase& c) {
       },
       [&](int i, const JobOutcome& outcome) {
         if (outcome.exit_code != 0) failure = outcome.output;
-        else step_s[i] = std::stod(outcome.output);
+        else batch_s[i] = std::stod(outcome.output) / dp_micro_batches(scenario, dp, points[i]);
       });
   if (!failure.empty()) throw std::runtime_error("dp_speedup: " + failure);
-  const double unsynced_batch_s = step_s[0] - single.optimizer_s;  // one GPU: nothing to exchange
-  double batch_s[2];
-  for (int i = 0; i < 2; ++i)
-    batch_s[i] = per_batch_s(step_s[i], unsynced_batch_s, single,
-                             micro_batches_per_step(c, model.batch_per_gpu, points[i]), sync == "every");
   return gpus * batch_s[0] / batch_s[1];
 }
 

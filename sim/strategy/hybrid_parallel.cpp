@@ -145,16 +145,81 @@ struct TaskSlots {
   std::vector<double> held_weight_bytes;          // per GPU of the worker
 };
 
-// Compute tasks, in the order the placement's schedule runs them on each GPU. A gradient is
-// ready after its last weight-gradient task (a weight shared by several operators after its
-// last contribution); with several workers, DDP copies it into its bucket right then.
-TaskSlots add_compute_tasks(const ModelGraph& model, const WorkerPlan& plan, int workers, ExecutionGraph& graph) {
-  const int m = plan.gpus_per_worker;
-  TaskSlots slots{std::vector<int>(plan.step.tasks.size(), -1), std::vector<int>(plan.step.tasks.size(), -1),
-                  std::vector<std::vector<ReadyGradient>>(m), std::vector<double>(m, 0)};
+// How many weight-gradient tasks contribute to each owner's gradient.
+std::vector<int> weight_gradient_contributions(const ModelGraph& model, const WorkerPlan& plan) {
   std::vector<int> contributions(model.operators.size(), 0);
   for (const StepTask& t : plan.step.tasks)
     if (t.pass == Pass::backward_weight) ++contributions[group_of(model, t.op)];
+  return contributions;
+}
+
+// A later batch of an accumulating step adding its gradient into the one held.
+Task accumulation_task(const std::string& owner, double gradient_bytes) {
+  Task add;
+  add.kind = TaskKind::compute;
+  add.name = owner + ".grad += new";
+  add.op_kind = kElementwiseKind;
+  add.duration_s = -1;
+  add.flops = gradient_bytes / 4;
+  add.memory_bytes = kAccumulationBytesPerWeightByte * gradient_bytes;
+  add.stream = kComputeStream;
+  add.step = 0;
+  return add;
+}
+
+DdpLowering ddp_lowering(const HybridOptions& options, int slot, const std::string& label) {
+  DdpLowering lowering;
+  lowering.compute_stream = kComputeStream;
+  lowering.nccl_stream = kGradientStream;
+  lowering.communicator = slot;
+  lowering.label = label;
+  lowering.first_bucket_bytes = options.first_bucket_bytes;
+  lowering.bucket_cap_bytes = options.bucket_bytes;
+  lowering.allreduce_bytes_scale = options.gradient_bytes_scale;
+  return lowering;
+}
+
+// The batches before the last of an accumulating dp step, ahead of it on the one GPU's compute
+// stream (stream order chains them): forward and backward, the gradient adds from the second
+// batch on, and DDP's reduction when every batch reduces (its copies back end each batch, as
+// apex waits for its reductions at the end of every backward).
+void add_earlier_micro_batches(const ModelGraph& model, const WorkerPlan& plan, int workers, const HybridOptions& options,
+                               const GradientAccumulation& accumulation, ExecutionGraph& graph) {
+  auto& tasks = graph.programs[0].tasks;
+  for (int batch = 0; batch + 1 < accumulation.micro_batches; ++batch) {
+    const std::string prefix = "batch" + std::to_string(batch) + ".";
+    std::vector<int> contributions = weight_gradient_contributions(model, plan);
+    std::vector<ReadyGradient> ready;
+    for (int t : plan.placement.task_order[0]) {
+      const StepTask& step_task = plan.step.tasks[t];
+      Task task = priced_task(step_task);
+      task.name = prefix + task.name;
+      tasks.push_back(task);
+      if (step_task.pass != Pass::backward_weight) continue;
+      const int owner = group_of(model, step_task.op);
+      if (--contributions[owner] > 0) continue;
+      const Operator& op = model.operators[owner];
+      const double bytes = gradient_bytes(op, model.batch_per_gpu);
+      if (batch > 0) tasks.push_back(accumulation_task(prefix + op.name, bytes));
+      if (workers > 1 && accumulation.reduce_every_micro_batch) {
+        ready.push_back({op.name, bytes, static_cast<int>(tasks.size())});
+        tasks.push_back(ddp_gradient_copy(prefix + op.name + ".grad -> bucket", bytes, kComputeStream));
+      }
+    }
+    if (!ready.empty()) append_ddp_reduction(ready, ddp_lowering(options, 0, prefix + "gpu0"), tasks);
+  }
+}
+
+// Compute tasks, in the order the placement's schedule runs them on each GPU. A gradient is
+// ready after its last weight-gradient task (a weight shared by several operators after its
+// last contribution), and after its add into the held gradients when the step `accumulates`;
+// with several workers, DDP copies it into its bucket right then.
+TaskSlots add_compute_tasks(const ModelGraph& model, const WorkerPlan& plan, int workers, bool accumulates,
+                            ExecutionGraph& graph) {
+  const int m = plan.gpus_per_worker;
+  TaskSlots slots{std::vector<int>(plan.step.tasks.size(), -1), std::vector<int>(plan.step.tasks.size(), -1),
+                  std::vector<std::vector<ReadyGradient>>(m), std::vector<double>(m, 0)};
+  std::vector<int> contributions = weight_gradient_contributions(model, plan);
   for (int slot = 0; slot < m; ++slot)
     for (size_t k = 0; k < plan.placement.task_order[slot].size(); ++k) {
       const int t = plan.placement.task_order[slot][k];
@@ -170,6 +235,10 @@ TaskSlots add_compute_tasks(const ModelGraph& model, const WorkerPlan& plan, int
       slots.held_weight_bytes[slot] += op.parameter_bytes;
       const double bytes = gradient_bytes(op, model.batch_per_gpu);
       int ready_task = slots.index_in_program[t];
+      if (accumulates) {
+        ready_task = static_cast<int>(tasks.size());
+        tasks.push_back(accumulation_task(op.name, bytes));
+      }
       if (workers > 1) {
         ready_task = static_cast<int>(tasks.size());
         tasks.push_back(ddp_gradient_copy(op.name + ".grad -> bucket", bytes, kComputeStream));
@@ -281,14 +350,7 @@ void add_gradient_exchange(const HybridOptions& options, const OptimizerSpec& op
   auto& tasks = graph.programs[slot].tasks;
   std::vector<int> update_deps;
   if (workers > 1) {
-    DdpLowering lowering;
-    lowering.compute_stream = kComputeStream;
-    lowering.nccl_stream = kGradientStream;
-    lowering.communicator = slot;
-    lowering.label = "gpu" + std::to_string(slot);
-    lowering.first_bucket_bytes = options.first_bucket_bytes;
-    lowering.bucket_cap_bytes = options.bucket_bytes;
-    lowering.allreduce_bytes_scale = options.gradient_bytes_scale;
+    const DdpLowering lowering = ddp_lowering(options, slot, "gpu" + std::to_string(slot));
     if (int last = append_ddp_reduction(slots.ready[slot], lowering, tasks); last >= 0) update_deps.push_back(last);
   } else {
     for (const ReadyGradient& g : slots.ready[slot]) update_deps.push_back(g.copy_task);
@@ -304,16 +366,21 @@ std::set<std::string> graph_priced_kinds(const ModelGraph& model) {
   return kinds;
 }
 
-ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int gpus, const HybridOptions& options) {
+ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int gpus, const HybridOptions& options,
+                            const GradientAccumulation& accumulation) {
   const int m = plan.gpus_per_worker;
   if (gpus < m || gpus % m != 0)
     throw RequestError("gpus",
                      std::to_string(gpus) + " GPUs cannot be split into workers of " + std::to_string(m) + " GPUs");
   if (plan.placement.task_order.size() != static_cast<size_t>(m))  // a caller's bug, not the user's input
     throw std::logic_error("lower_hybrid: the worker plan is not placed (place_worker, then adopt_placement)");
+  if (accumulation.micro_batches < 1 || (accumulation.micro_batches > 1 && m != 1))  // refused by callers first
+    throw std::logic_error("lower_hybrid: gradient accumulation needs dp (one GPU per worker) and 1+ batches");
   const int workers = gpus / m;
   ExecutionGraph graph = hybrid_graph_frame(model, m, gpus);
-  const TaskSlots slots = add_compute_tasks(model, plan, workers, graph);
+  if (accumulation.micro_batches > 1) graph.metadata["accumulated_batches"] = std::to_string(accumulation.micro_batches);
+  add_earlier_micro_batches(model, plan, workers, options, accumulation, graph);
+  const TaskSlots slots = add_compute_tasks(model, plan, workers, accumulation.micro_batches > 1, graph);
   add_transfers(plan, collect_transfers(model, plan, slots, graph), slots, workers, graph);
 
   for (int slot = 0; slot < m; ++slot) add_gradient_exchange(options, model.optimizer, m, slot, workers, slots, graph);

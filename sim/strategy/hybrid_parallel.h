@@ -56,8 +56,21 @@ void adopt_placement(WorkerPlan& plan, const Placement& placement);
 // concern): the graph's operators', DDP's gradient copies and the weight update.
 std::set<std::string> graph_priced_kinds(const ModelGraph& model);
 
-// The N-rank execution graph: rank r is GPU r % M of worker r / M.
-ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int gpus, const HybridOptions& options);
+// Gradient accumulation on data-parallel ranks (dp, one GPU per worker): a step runs
+// `micro_batches` batches per GPU, then one update. Every batch after the first adds its
+// gradients into those held (autograd's grad += new, optimizer_traffic.h). The batches before
+// the last reduce their gradients only when `reduce_every_micro_batch`: apex's
+// DistributedDataParallel has no no_sync and reduces after every backward; PyTorch DDP under
+// no_sync skips them.
+struct GradientAccumulation {
+  int micro_batches = 1;
+  bool reduce_every_micro_batch = false;
+};
+
+// The N-rank execution graph: rank r is GPU r % M of worker r / M. Accumulation needs M = 1
+// (std::logic_error otherwise: callers refuse it first).
+ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int gpus, const HybridOptions& options,
+                            const GradientAccumulation& accumulation = {});
 
 
 }  // namespace scalecast

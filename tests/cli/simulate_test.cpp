@@ -67,6 +67,35 @@ TEST(Simulate, WithoutGradientsEveryScaleTakesTheOneGpuStepTimeAndDdpsCopies) {
   EXPECT_DOUBLE_EQ(many["interference_s"].get<double>(), 0.0);  // empty allreduces hold no SMs
 }
 
+// --global-batch on dp: fewer GPUs accumulate more batches per step and pay the update once.
+TEST(Simulate, DpGlobalBatchAccumulatesBatches) {
+  const std::string gnmt = "--platform dgx1-v100 --workload " + std::string(SCALECAST_SOURCE_DIR) +
+                           "/workloads/calibration/gnmt_v2_dle.yaml";
+  const auto eight = simulate(gnmt + " --gpus 8 --global-batch 1024");
+  const auto four = simulate(gnmt + " --gpus 4 --global-batch 1024");
+  const auto weak = simulate(gnmt + " --gpus 4");
+  EXPECT_EQ(eight["accumulated_batches"], 1);
+  EXPECT_EQ(four["accumulated_batches"], 2);
+  EXPECT_EQ(weak["accumulated_batches"], 1);
+  EXPECT_EQ(four["global_batch"], 1024);
+  EXPECT_EQ(weak["global_batch"], 512);
+  // Two batches, one update: less than two weak-scaling steps, more than one and a half.
+  const double step_s = four["step_time_s"], weak_s = weak["step_time_s"];
+  EXPECT_LT(step_s, 2 * weak_s - 0.02);  // GNMT's unfused Adam, 27 ms, paid once
+  EXPECT_GT(step_s, 1.9 * weak_s);
+  // Time to train counts steps of the global batch: half as many steps of 1024 as of 512 per epoch.
+  EXPECT_NEAR(four["time_to_train_s"].get<double>(), weak["time_to_train_s"].get<double>() * step_s / weak_s *
+                                                         four["epochs"].get<double>() / weak["epochs"].get<double>() / 2,
+              1e-6 * four["time_to_train_s"].get<double>());
+
+  for (const std::string& bad : {std::string(" --gpus 4 --global-batch 1000"), std::string(" --gpus 16 --global-batch 1024"),
+                                 std::string(" --gpus 4 --global-batch 1024 --strategy hybrid:2")}) {
+    auto result = run_scalecast("simulate " + gnmt + bad);
+    EXPECT_EQ(result.exit_code, 2) << bad;
+    EXPECT_NE(result.err.find("--global-batch"), std::string::npos) << result.err;
+  }
+}
+
 TEST(Simulate, ExposedCommunicationGrowsWithScale) {
   // On one or two nodes the last bucket's allreduce hides behind DDP's copies back into
   // the earlier buckets' gradients; across more nodes it outlasts them.

@@ -109,5 +109,59 @@ TEST(DataParallelLowering, PresetsReduceEveryGradientOnce) {
   }
 }
 
+// Gradient accumulation: k batches run back to back on the compute stream before the one
+// update; batches after the first add their gradients (3 per weight byte); only the last
+// reduces them unless every batch does (apex's DDP).
+ExecutionGraph lower_accumulating(int micro_batches, bool reduce_every) {
+  HybridOptions options;
+  options.bucket_bytes = options.first_bucket_bytes = 1;  // one bucket per gradient
+  const PlatformSpec platform = testing::nvlink_node(8, {}, 100e9, 1e-6);
+  const ModelGraph model = lstm_like();
+  ExecutionGraph graph = lower_hybrid(model, plan_worker(model, platform, ComputeCostModel{}, options), 8, options,
+                                      {micro_batches, reduce_every});
+  validate(graph, "lowered");
+  return graph;
+}
+
+TEST(DataParallelLowering, AccumulatedBatchesRunBeforeTheOneUpdate) {
+  const int step_tasks = static_cast<int>(training_graph(lstm_like(), 4).tasks.size());
+  const ExecutionGraph once = lower_accumulating(1, false);
+  const ExecutionGraph three = lower_accumulating(3, false);
+  // Two more batches of every task, and one add per gradient (3 gradients) in batches 2 and 3.
+  EXPECT_EQ(of_kind(three, TaskKind::compute).size(), of_kind(once, TaskKind::compute).size() + 2 * step_tasks + 2 * 3);
+  EXPECT_EQ(of_kind(three, TaskKind::collective).size(), 3u);  // the last batch's buckets only
+  std::vector<const Task*> adds;
+  for (const Task& t : three.programs[0].tasks)
+    if (t.name.size() > 12 && t.name.compare(t.name.size() - 12, 12, ".grad += new") == 0) adds.push_back(&t);
+  ASSERT_EQ(adds.size(), 6u);
+  EXPECT_EQ(adds[0]->name, "batch1.w.grad += new");
+  EXPECT_EQ(adds[0]->memory_bytes, 3 * 300);
+  EXPECT_EQ(adds[0]->stream, 0);
+  EXPECT_EQ(three.programs[0].tasks.front().name, "batch0.emb");
+  EXPECT_EQ(three.programs[0].tasks.back().name, "optimizer.step.gpu0");
+  // The last batch's add comes before its copy into the bucket, which its allreduce waits for.
+  const auto allreduces = of_kind(three, TaskKind::collective);
+  const auto& tasks = three.programs[0].tasks;
+  EXPECT_EQ(tasks[allreduces[0]->deps[0].task - 1].name, "w.grad += new");
+
+  const ExecutionGraph every = lower_accumulating(3, true);
+  EXPECT_EQ(of_kind(every, TaskKind::collective).size(), 9u);
+  EXPECT_EQ(of_kind(every, TaskKind::compute).size(), of_kind(three, TaskKind::compute).size() + 2 * 2 * 3);
+}
+
+TEST(DataParallelLowering, AccumulationNeedsOneGpuWorkers) {
+  HybridOptions options;
+  options.gpus_per_worker = 2;
+  options.placement.solver_time_limit_s = 1;
+  const PlatformSpec platform = testing::uniform_ring(8, 100e9, 1e-6);
+  const ModelGraph model = lstm_like();
+  const WorkerPlan plan = plan_worker(model, platform, ComputeCostModel{}, options);
+  EXPECT_NO_THROW(lower_hybrid(model, plan, 8, options, {1, false}));
+  EXPECT_THROW(lower_hybrid(model, plan, 8, options, {2, false}), std::logic_error);
+  EXPECT_THROW(lower_hybrid(model, plan_worker(model, platform, ComputeCostModel{}, HybridOptions{}), 8, HybridOptions{},
+                            {0, false}),
+               std::logic_error);
+}
+
 }  // namespace
 }  // namespace scalecast

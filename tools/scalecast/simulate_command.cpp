@@ -122,6 +122,10 @@ void print_point(const Scenario& scenario, const PointResult& point, const nlohm
   std::printf("  collectives          %zu (%s), %ld flows, %d rank classes\n", point.replay.collectives.size(),
               out["algorithms"].dump().c_str(), point.replay.flows, point.replay.rank_classes);
   std::printf("  folding              %s\n", folding_summary(point.replay, point.gpus).c_str());
+  if (point.accumulated_batches > 1)
+    std::printf("  accumulation         %d batches of %d per GPU per step, gradients reduced after %s\n",
+                point.accumulated_batches, scenario.model->batch_per_gpu,
+                scenario.reduce_every_micro_batch ? "every one (apex DDP)" : "the last (PyTorch DDP's no_sync)");
   if (!point.replay.network.empty()) std::printf("  network              %s\n", point.replay.network.c_str());
   if (point.tensor_pipeline)
     print_tensor_pipeline(out);

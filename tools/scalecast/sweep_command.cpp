@@ -312,6 +312,7 @@ int run_sweep(const std::vector<std::string>& args) {
   Scenario scenario = sweep_scenario(values);
   check_point(scenario, StrategySpec{}, request.gpu_counts.back());
   scenario.global_batch = global_batch_option(values);
+  check_global_batch_applies(scenario);
   for (const StrategySpec& strategy : request.strategies) add_strategy(scenario, strategy, hybrid_options(values));
 
   MpiSession mpi;  // ends MPI on every way out, errors included
@@ -337,7 +338,7 @@ int run_sweep(const std::vector<std::string>& args) {
     request.strategies = found.strategies;
   }
   const std::vector<SweepPoint> points =
-      request.search ? found.points : sweep_points(request.strategies, request.gpu_counts, progress);
+      request.search ? found.points : sweep_points(scenario, request.strategies, request.gpu_counts, progress);
   for (const std::string& note : scenario.cost_notes()) std::cerr << "scalecast: warning: " << note << "\n";
   const nlohmann::json results = run_points(scenario, points, world, request.jobs, pooled ? &*pooled : nullptr, request.quiet);
   if (pooled && pooled->failed()) adopt_placements(scenario, request.strategies, pooled->placements());  // rethrows its error

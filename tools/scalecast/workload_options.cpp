@@ -16,7 +16,8 @@ void add_workload_options(po::options_description& options) {
       ("precision", po::value<std::string>(), "training precision fp32, tf32, fp16, bf16 or fp8 (default: the workload's); activations follow it")
       ("cost-model", po::value<std::string>(), "cost-model YAML file adding or overriding GPU families and reference GPUs (workloads/SCHEMA.md)")
       ("global-batch", po::value<int>(),
-       "samples per step over all replicas for tp/pp strategies (default: the workload's global_batch)")
+       "samples per step over all replicas: tp/pp strategies split it into microbatches (default: the "
+       "workload's global_batch); dp accumulates global / (batch x GPUs) batches per GPU per step (default: none)")
       ("bucket", po::value<std::string>()->default_value("25MiB"), "gradient bucket size (DDP's bucket_cap_mb)")
       ("zero-gradients", po::bool_switch(), "make the gradients 0 bytes (isolates the allreduces' cost)")
       ("solver-time-limit", po::value<double>()->default_value(PlacementOptions{}.solver_time_limit_s),
