@@ -150,7 +150,13 @@ int dp_micro_batches(const Scenario& scenario, const StrategySpec& strategy, int
                                            std::to_string(scenario.model->batch_per_gpu) + " on each of " +
                                            std::to_string(gpus) + " GPUs: expected a multiple of " +
                                            std::to_string(per_step));
-  return static_cast<int>(*scenario.global_batch / per_step);
+  const long long batches = *scenario.global_batch / per_step;
+  if (batches > kMaxAccumulatedBatches)
+    throw RequestError("global_batch", std::to_string(*scenario.global_batch) + " samples make " +
+                                           std::to_string(batches) + " batches per GPU per step; at most " +
+                                           std::to_string(kMaxAccumulatedBatches) +
+                                           " are simulated (a larger per-GPU batch or more GPUs need fewer)");
+  return static_cast<int>(batches);
 }
 
 TensorPipelinePlan tensor_pipeline_plan(const Scenario& scenario, const StrategySpec& strategy, int gpus) {

@@ -66,6 +66,10 @@ struct GradientAccumulation {
   int micro_batches = 1;
   bool reduce_every_micro_batch = false;
 };
+// The most batches one dp step accumulates: the lowered graph repeats the training graph once
+// per batch, so this bounds its size (1024 x a few thousand tasks); recipes accumulate tens to
+// a few hundred.
+inline constexpr int kMaxAccumulatedBatches = 1024;
 
 // The N-rank execution graph: rank r is GPU r % M of worker r / M. Accumulation needs M = 1
 // (std::logic_error otherwise: callers refuse it first).

@@ -89,7 +89,8 @@ TEST(Simulate, DpGlobalBatchAccumulatesBatches) {
               1e-6 * four["time_to_train_s"].get<double>());
 
   for (const std::string& bad : {std::string(" --gpus 4 --global-batch 1000"), std::string(" --gpus 16 --global-batch 1024"),
-                                 std::string(" --gpus 4 --global-batch 1024 --strategy hybrid:2")}) {
+                                 std::string(" --gpus 4 --global-batch 1024 --strategy hybrid:2"),
+                                 std::string(" --gpus 1 --batch 1 --global-batch 2000000000")}) {
     auto result = run_scalecast("simulate " + gnmt + bad);
     EXPECT_EQ(result.exit_code, 2) << bad;
     EXPECT_NE(result.err.find("--global-batch"), std::string::npos) << result.err;
