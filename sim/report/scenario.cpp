@@ -128,17 +128,18 @@ void check_point(const Scenario& scenario, const StrategySpec& strategy, int gpu
   dp_micro_batches(scenario, strategy, gpus);
 }
 
-void check_global_batch_applies(const Scenario& scenario) {
-  if (scenario.global_batch && !scenario.model)
+void check_global_batch_applies(const Scenario& scenario, const StrategySpec& strategy) {
+  if (!scenario.global_batch || strategy.is_tensor_pipeline()) return;
+  if (!scenario.model)
     throw RequestError("global_batch", "a trace replays the steps it measured; a global batch applies to workloads");
+  if (!strategy.is_data_parallel())
+    throw RequestError("global_batch", strategy.name() + " keeps the workload's batch per worker; a global batch "
+                                                         "(gradient accumulation) applies to dp and tp/pp strategies");
 }
 
 int dp_micro_batches(const Scenario& scenario, const StrategySpec& strategy, int gpus) {
   if (!scenario.global_batch || strategy.is_tensor_pipeline()) return 1;
-  check_global_batch_applies(scenario);
-  if (!strategy.is_data_parallel())
-    throw RequestError("global_batch", strategy.name() + " keeps the workload's batch per worker; a global batch "
-                                                         "(gradient accumulation) applies to dp and tp/pp strategies");
+  check_global_batch_applies(scenario, strategy);
   const long long per_step = static_cast<long long>(scenario.model->batch_per_gpu) * gpus;
   if (*scenario.global_batch < per_step)
     throw RequestError("global_batch", std::to_string(*scenario.global_batch) + " samples are fewer than a batch of " +

@@ -94,8 +94,9 @@ void check_point(const Scenario& scenario, const StrategySpec& strategy, int gpu
 // the scenario holds a global batch, else 1. RequestError("global_batch") when it does not
 // split so, or for a hybrid strategy or a trace (whose steps are the measured ones).
 int dp_micro_batches(const Scenario& scenario, const StrategySpec& strategy, int gpus);
-// RequestError("global_batch") for a trace scenario holding a global batch.
-void check_global_batch_applies(const Scenario& scenario);
+// RequestError("global_batch") when the scenario holds a global batch the strategy cannot take:
+// a trace's (its steps are the measured ones), or hybrid:M's (its batch is per worker).
+void check_global_batch_applies(const Scenario& scenario, const StrategySpec& strategy);
 
 // A tp/pp strategy made concrete at `gpus` (tp_pp_plan.h); the strategy must have been added.
 TensorPipelinePlan tensor_pipeline_plan(const Scenario& scenario, const StrategySpec& strategy, int gpus);

@@ -73,6 +73,31 @@ TEST(Sweep, TimeToTrainScalesBelowTheCriticalBatchAndFlattensAbove) {
   EXPECT_GE(ttt(3) / ttt(4), 0.99);
 }
 
+// --global-batch on dp: every point holds it, fewer GPUs accumulating more batches; counts it
+// cannot fill with whole batches are skipped, saying why; hybrid:M refuses it before any work.
+TEST(Sweep, DpGlobalBatchIsHeldAcrossScales) {
+  const std::string gnmt = "--platform dgx1-v100 --workload " + std::string(SCALECAST_SOURCE_DIR) +
+                           "/workloads/calibration/gnmt_v2_dle.yaml --global-batch 1024";
+  auto result = testing::run_scalecast("sweep --json " + gnmt + " --gpus 1,4,8,16 --strategies dp");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto rows = rows_of(result.out);
+  ASSERT_EQ(rows.size(), 3u);
+  for (const auto& row : rows) EXPECT_EQ(row["global_batch"], 1024);
+  EXPECT_NE(result.err.find("skipping dp at 16 GPUs (1024 samples are fewer than a batch of 128 on each of 16 GPUs"),
+            std::string::npos)
+      << result.err;
+  // One GPU runs 8 batches per step, 8 GPUs one: the step shrinks almost 8-fold.
+  const double one = rows[0]["step_time_s"], eight = rows[2]["step_time_s"];
+  EXPECT_GT(one / eight, 7.0);
+  EXPECT_LT(one / eight, 8.0);
+
+  auto hybrid = testing::run_scalecast("sweep " + gnmt + " --gpus 8 --strategies dp,hybrid:2");
+  EXPECT_EQ(hybrid.exit_code, 2);
+  EXPECT_NE(hybrid.err.find("--global-batch: hybrid:2 keeps the workload's batch per worker"), std::string::npos)
+      << hybrid.err;
+  EXPECT_EQ(hybrid.err.find("sweep: placed"), std::string::npos) << hybrid.err;
+}
+
 TEST_F(SweepFiles, BadInputExitsTwoAndWritesNothing) {
   const std::string out = path("never");
   const std::string base = "sweep --platform dgx1-v100 --gpus 8,16 --out " + out + " ";
