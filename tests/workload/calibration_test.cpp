@@ -52,11 +52,11 @@ TEST(Calibration, SingleGpuThroughputMatchesPublished) {
       // H100: A100's 2470 times the H100/A100 ratio measured in one harness at one batch
       // (lambdal/deeplearning-benchmark, PyTorch ResNet-50 AMP, 1 GPU: 2616 / 1582 img/s).
       {"resnet50", "dgx-h100", "fp16", 256, 1, 2470.0 * 2616 / 1582, 0.05},
-      // NVIDIA DeepLearningExamples, PyTorch GNMT v2, 1 V100 16GB, 128 per GPU, tokens/s, run
-      // with --train-global-batch-size 1024: one GPU accumulates 8 batches per update (its
-      // README, pytorch-19.01).
-      {"workloads/calibration/gnmt_v2_dle.yaml", "dgx1-v100", "fp32", 128, 50, 21346, 0.05, 8},
-      {"workloads/calibration/gnmt_v2_dle.yaml", "dgx1-v100", "fp16", 128, 50, 66050, 0.05, 8},
+      // NVIDIA DeepLearningExamples, PyTorch GNMT v2, 1 V100 16GB, 128 per GPU, tokens/s
+      // (pytorch-20.06, the container of its A100 figures), run with --train-global-batch-size
+      // 1024: one GPU accumulates 8 batches per update.
+      {"workloads/calibration/gnmt_v2_dle.yaml", "dgx1-v100", "fp32", 128, 50, 21860, 0.05, 8},
+      {"workloads/calibration/gnmt_v2_dle.yaml", "dgx1-v100", "fp16", 128, 50, 76438, 0.05, 8},
   };
   for (const Case& c : cases) {
     Case resolved = c;
