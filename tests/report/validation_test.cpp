@@ -61,6 +61,34 @@ TEST(ValidationCases, MalformedParametersAreInputErrorsAtUse) {
   EXPECT_THROW(cases[0].bytes("bytes"), InputError);
 }
 
+// dp_speedup's accumulation fields are checked before anything is simulated.
+TEST(ValidationCases, DpSpeedupAccumulationFieldsAreChecked) {
+  const auto cases = parse_validation_cases(
+      "cases:\n"
+      "  - {name: a, kind: dp_speedup, workload: resnet50, platform: dgx1-v100, gpus: 8, measured: 7, source: s,"
+      " sync: always}\n"
+      "  - {name: b, kind: dp_speedup, workload: resnet50, platform: dgx1-v100, gpus: 8, measured: 7, source: s,"
+      " global_batch: 1000}\n"
+      "  - {name: c, kind: cross_generation, workload: resnet50, base_platform: dgx1-v100, platform: dgx-a100,"
+      " batch: 256, measured: 2, source: s, global_batch: 1000}\n",
+      "cases.yaml");
+  const auto& dp = validation_kind("dp_speedup");
+  try {
+    dp.simulate(cases[0]);
+    ADD_FAILURE() << "sync: always accepted";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field(), "cases[0].sync");
+  }
+  // 1000 samples do not split into batches of 256 on one GPU: refused, naming the request.
+  EXPECT_THROW(dp.simulate(cases[1]), RequestError);
+  try {
+    validation_kind("cross_generation").simulate(cases[2]);
+    ADD_FAILURE() << "global_batch 1000 over batch 256 accepted";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field(), "cases[2].global_batch");
+  }
+}
+
 TEST(ValidationJudge, ErrorIsRelativeAndGapsAreAcceptedOnlyUpToTheirBound) {
   auto cases = parse_validation_cases(kTwoCases, "cases.yaml");
   const ValidationResult a = judge(cases[0], 210);
