@@ -199,7 +199,7 @@ void add_earlier_micro_batches(const ModelGraph& model, const WorkerPlan& plan, 
       const int owner = group_of(model, step_task.op);
       if (--contributions[owner] > 0) continue;
       const Operator& op = model.operators[owner];
-      const double bytes = gradient_bytes(op, model.batch_per_gpu);
+      const double bytes = gradient_bytes_per_parameter_byte(model) * gradient_bytes(op, model.batch_per_gpu);
       if (batch > 0) tasks.push_back(accumulation_task(prefix + op.name, bytes));
       if (workers > 1 && accumulation.reduce_every_micro_batch) {
         ready.push_back({op.name, bytes, static_cast<int>(tasks.size())});
@@ -233,7 +233,7 @@ TaskSlots add_compute_tasks(const ModelGraph& model, const WorkerPlan& plan, int
       if (--contributions[owner] > 0) continue;
       const Operator& op = model.operators[owner];
       slots.held_weight_bytes[slot] += op.parameter_bytes;
-      const double bytes = gradient_bytes(op, model.batch_per_gpu);
+      const double bytes = gradient_bytes_per_parameter_byte(model) * gradient_bytes(op, model.batch_per_gpu);
       int ready_task = slots.index_in_program[t];
       if (accumulates) {
         ready_task = static_cast<int>(tasks.size());
@@ -324,15 +324,14 @@ void add_transfers(const WorkerPlan& plan, const std::vector<Transfer>& ordered,
 
 // The optimizer reads and writes weights, gradients and optimizer state: memory-bound
 // (optimizer_traffic.h). It runs once every bucket is reduced (`update_deps`).
-Task optimizer_task(int slot, const OptimizerSpec& optimizer, double held_weight_bytes,
-                    const std::vector<int>& update_deps) {
+Task optimizer_task(int slot, const ModelGraph& model, double held_weight_bytes, const std::vector<int>& update_deps) {
   Task update;
   update.kind = TaskKind::compute;
   update.name = "optimizer.step.gpu" + std::to_string(slot);
   update.op_kind = kOptimizerKind;
   update.duration_s = -1;
-  update.flops = optimizer_flops_per_weight(optimizer) * held_weight_bytes / 4;
-  update.memory_bytes = optimizer_bytes_per_weight_byte(optimizer) * held_weight_bytes;
+  update.flops = optimizer_flops_per_weight(model.optimizer) * held_weight_bytes / 4;
+  update.memory_bytes = update_bytes_per_parameter_byte(model) * held_weight_bytes;
   update.stream = kComputeStream;
   update.step = 0;
   for (int d : update_deps) update.deps.push_back({0, d});
@@ -341,7 +340,7 @@ Task optimizer_task(int slot, const OptimizerSpec& optimizer, double held_weight
 
 // One GPU's gradients, reduced with the GPUs holding the same operators in the other workers
 // as DDP does it (sim/strategy/ddp_reducer.h); then the optimizer step.
-void add_gradient_exchange(const HybridOptions& options, const OptimizerSpec& optimizer, int m, int slot, int workers,
+void add_gradient_exchange(const HybridOptions& options, const ModelGraph& model, int m, int slot, int workers,
                            const TaskSlots& slots, ExecutionGraph& graph) {
   Communicator gradients{slot, "gradients.gpu" + std::to_string(slot), {{}}};
   for (int w = 0; w < workers; ++w) gradients.groups[0].push_back(w * m + slot);
@@ -355,7 +354,7 @@ void add_gradient_exchange(const HybridOptions& options, const OptimizerSpec& op
   } else {
     for (const ReadyGradient& g : slots.ready[slot]) update_deps.push_back(g.copy_task);
   }
-  if (slots.held_weight_bytes[slot] > 0) tasks.push_back(optimizer_task(slot, optimizer, slots.held_weight_bytes[slot], update_deps));
+  if (slots.held_weight_bytes[slot] > 0) tasks.push_back(optimizer_task(slot, model, slots.held_weight_bytes[slot], update_deps));
 }
 
 }  // namespace
@@ -383,7 +382,7 @@ ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int
   const TaskSlots slots = add_compute_tasks(model, plan, workers, accumulation.micro_batches > 1, graph);
   add_transfers(plan, collect_transfers(model, plan, slots, graph), slots, workers, graph);
 
-  for (int slot = 0; slot < m; ++slot) add_gradient_exchange(options, model.optimizer, m, slot, workers, slots, graph);
+  for (int slot = 0; slot < m; ++slot) add_gradient_exchange(options, model, m, slot, workers, slots, graph);
   std::sort(graph.communicators.begin(), graph.communicators.end(),
             [](const Communicator& a, const Communicator& b) { return a.id < b.id; });
   return graph;

@@ -74,6 +74,7 @@ struct ModelGraph {
   double dataset_samples = 0;
   std::string target_metric;
   std::string precision = "fp32";     // which GPU peak the cost model uses
+  std::string parameter_precision = "fp32";  // the file's `precision`: what parameter_bytes hold
   double state_bytes_per_parameter_byte = 4;  // weights + gradients + optimizer state, per weight byte
   OptimizerSpec optimizer;            // what the weight update moves (optimizer_traffic.h)
   std::vector<Operator> operators;    // forward, topologically ordered (inputs point backwards)
@@ -98,6 +99,13 @@ double bytes_per_value(const std::string& precision);
 // the compute precision; a file of bf16 weights says so in its parameter_bytes). Data-loader
 // input bytes stay too. RequestError("precision") for an unknown precision.
 ModelGraph at_precision(ModelGraph model, const std::string& precision);
+
+// Bytes per parameter byte of the gradients a step computes and exchanges: 1, or 16-bit over
+// fp32 (0.5) when the optimizer keeps master weights and the step runs at fp16/bf16.
+double gradient_bytes_per_parameter_byte(const ModelGraph& model);
+// Bytes the weight update moves per parameter byte: the optimizer's (optimizer_traffic.h), plus
+// the master-weight copies when gradients are 16-bit under master weights.
+double update_bytes_per_parameter_byte(const ModelGraph& model);
 
 // Bytes per sample that input k of operator `op` carries (see input_edge_bytes_per_sample).
 double input_edge_bytes(const ModelGraph& model, int op, size_t k);

@@ -63,7 +63,7 @@ bool read_either(const Field& field, const std::string& yes, const std::string& 
 }
 
 OptimizerSpec read_optimizer(const Field& field) {
-  MapReader map(field, {"algorithm", "implementation", "clip_grad_norm", "zero_grad"});
+  MapReader map(field, {"algorithm", "implementation", "clip_grad_norm", "zero_grad", "master_weights"});
   OptimizerSpec spec;
   const Field algorithm = map.required("algorithm");
   spec.algorithm = read_name(algorithm);
@@ -73,6 +73,7 @@ OptimizerSpec read_optimizer(const Field& field) {
   if (auto implementation = map.optional("implementation")) spec.fused = read_either(*implementation, "fused", "unfused");
   if (auto clip = map.optional("clip_grad_norm")) spec.clip_grad_norm = read_either(*clip, "true", "false");
   if (auto zero = map.optional("zero_grad")) spec.zero_grad_memset = read_either(*zero, "memset", "none");
+  if (auto master = map.optional("master_weights")) spec.master_weights = read_either(*master, "true", "false");
   return spec;
 }
 
@@ -392,7 +393,13 @@ ModelGraph read_model_graph(const YAML::Node& root, const std::string& source) {
 
   if (auto global_batch = top.optional("global_batch"))
     model.global_batch = static_cast<int>(read_integer(*global_batch, 1, kMaxBatchPerGpu));
-  if (auto optimizer = top.optional("optimizer")) model.optimizer = read_optimizer(*optimizer);
+  model.parameter_precision = model.precision;
+  if (auto optimizer = top.optional("optimizer")) {
+    model.optimizer = read_optimizer(*optimizer);
+    if (model.optimizer.master_weights && bytes_per_value(model.precision) != 4)
+      optimizer->fail("master_weights needs fp32 parameter_bytes (precision fp32 or tf32): the master copy is "
+                      "fp32 and the 16-bit working weights follow --precision; got precision " + model.precision);
+  }
   read_operators(top, model);
   return model;
 }

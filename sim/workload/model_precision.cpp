@@ -32,4 +32,14 @@ ModelGraph at_precision(ModelGraph model, const std::string& precision) {
   return model;
 }
 
+double gradient_bytes_per_parameter_byte(const ModelGraph& model) {
+  if (!model.optimizer.master_weights) return 1;
+  return std::min(1.0, bytes_per_value(model.precision) / bytes_per_value(model.parameter_precision));
+}
+
+double update_bytes_per_parameter_byte(const ModelGraph& model) {
+  const double bytes = optimizer_bytes_per_weight_byte(model.optimizer);
+  return gradient_bytes_per_parameter_byte(model) < 1 ? bytes + kMasterCopyBytesPerWeightByte : bytes;
+}
+
 }  // namespace scalecast

@@ -40,6 +40,7 @@ std::string describe(const OptimizerSpec& spec) {
   std::string text = spec.algorithm + (spec.fused ? ", fused" : ", unfused");
   if (spec.clip_grad_norm) text += ", clip_grad_norm";
   if (spec.zero_grad_memset) text += ", zero_grad memset";
+  if (spec.master_weights) text += ", master_weights";
   return text;
 }
 

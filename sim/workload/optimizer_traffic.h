@@ -35,7 +35,16 @@ struct OptimizerSpec {
   bool fused = true;                       // implementation: fused | unfused
   bool clip_grad_norm = false;
   bool zero_grad_memset = false;           // zero_grad: memset | none
+  // fp32 master weights beside 16-bit working weights (apex amp O2, which casts the model to
+  // fp16; Megatron's mixed-precision optimizer): at fp16/bf16 the step computes and exchanges
+  // 16-bit gradients, and each update copies them into the master's fp32 gradients and the
+  // updated master back into the working weights. No effect at fp32/tf32.
+  bool master_weights = false;
 };
+
+// The master-weight copies per fp32 weight byte: gradients in (read 2, write 4 bytes per
+// weight), weights out (read 4, write 2): 12 bytes per 4-byte weight.
+inline constexpr double kMasterCopyBytesPerWeightByte = 3;
 
 const std::vector<std::string>& optimizer_algorithms();
 

@@ -16,9 +16,10 @@ StepEstimate single_gpu_step(const ModelGraph& model, int batch, const GpuSpec& 
   }
   const double weights = parameter_bytes(model);
   estimate.optimizer_s = operator_time_s(kOptimizerKind, optimizer_flops_per_weight(model.optimizer) * weights / 4,
-                                         optimizer_bytes_per_weight_byte(model.optimizer) * weights, gpu, cost);
+                                         update_bytes_per_parameter_byte(model) * weights, gpu, cost);
+  const double gradients = gradient_bytes_per_parameter_byte(model) * weights;
   estimate.accumulation_s =
-      operator_time_s(kElementwiseKind, weights / 4, kAccumulationBytesPerWeightByte * weights, gpu, cost);
+      operator_time_s(kElementwiseKind, gradients / 4, kAccumulationBytesPerWeightByte * gradients, gpu, cost);
   return estimate;
 }
 

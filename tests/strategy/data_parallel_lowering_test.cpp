@@ -163,5 +163,18 @@ TEST(DataParallelLowering, AccumulationNeedsOneGpuWorkers) {
                std::logic_error);
 }
 
+// Master weights at fp16 (apex amp O2): DDP reduces 16-bit gradients, half the fp32 file's bytes.
+TEST(DataParallelLowering, MasterWeightsReduceSixteenBitGradients) {
+  ModelGraph model = lstm_like();
+  model.optimizer.master_weights = true;
+  model.precision = "fp16";  // the file's parameter_bytes stay fp32
+  const ExecutionGraph graph = lower_dp(model, 1);
+  const auto allreduces = of_kind(graph, TaskKind::collective);
+  ASSERT_EQ(allreduces.size(), 3u);
+  EXPECT_EQ(allreduces[0]->bytes, 150);  // w: 300 fp32 bytes
+  EXPECT_EQ(allreduces[1]->bytes, 400);
+  EXPECT_EQ(allreduces[2]->bytes, 40);
+}
+
 }  // namespace
 }  // namespace scalecast

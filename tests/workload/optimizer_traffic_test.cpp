@@ -88,5 +88,31 @@ TEST(OptimizerTraffic, SingleGpuStepPricesTheUpdateAndAccumulation) {
   EXPECT_LT(with_adam.per_micro_batch_s(8), with_adam.per_micro_batch_s(2));
 }
 
+// Master weights (apex amp O2): at fp16/bf16 the gradients are 16-bit and every update copies
+// them into the fp32 master and the master back; at fp32 nothing changes.
+TEST(OptimizerTraffic, MasterWeightsHalveGradientsAtSixteenBits) {
+  ModelGraph model = parse(replace(kWorkload, "zero_grad: memset}", "zero_grad: memset, master_weights: true}"));
+  EXPECT_TRUE(model.optimizer.master_weights);
+  EXPECT_EQ(gradient_bytes_per_parameter_byte(model), 1);
+  EXPECT_EQ(update_bytes_per_parameter_byte(model), 22);
+  const ModelGraph fp16 = at_precision(model, "fp16");
+  EXPECT_EQ(gradient_bytes_per_parameter_byte(fp16), 0.5);
+  EXPECT_EQ(update_bytes_per_parameter_byte(fp16), 22 + 3);
+  EXPECT_EQ(gradient_bytes_per_parameter_byte(at_precision(fp16, "bf16")), 0.5);
+  EXPECT_EQ(gradient_bytes_per_parameter_byte(at_precision(fp16, "tf32")), 1);
+  model.optimizer.master_weights = false;
+  EXPECT_EQ(gradient_bytes_per_parameter_byte(at_precision(model, "fp16")), 1);  // PyTorch AMP: fp32 gradients
+  // The accumulation add moves the 16-bit gradients.
+  const GpuSpec gpu = load_platform("dgx1-v100").node.gpu;
+  const ComputeCostModel cost = compute_cost_model_for(load_cost_model_table(), gpu, "fp16");
+  EXPECT_NEAR(single_gpu_step(fp16, 8, gpu, cost).accumulation_s, 3 * 2e8 / (900e9 * 0.7) + 5e-6, 1e-9);
+  // The master copy is fp32: a file whose parameter_bytes are 16-bit cannot have one.
+  EXPECT_EQ(error_field(replace(replace(kWorkload, "zero_grad: memset}", "zero_grad: memset, master_weights: true}"),
+                                "precision: fp32", "precision: fp16")),
+            "optimizer");
+  EXPECT_EQ(error_field(replace(kWorkload, "zero_grad: memset}", "zero_grad: memset, master_weights: maybe}")),
+            "optimizer.master_weights");
+}
+
 }  // namespace
 }  // namespace scalecast

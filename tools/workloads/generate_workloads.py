@@ -543,12 +543,15 @@ def presets():
         "name": "gnmt_v2_dle", "description": "GNMT v2 as NVIDIA DeepLearningExamples benchmarks it: 4+4 layers, 1024 units, 32320 vocabulary",
         "precision": "fp32", "batch": 128, "dataset": "WMT16 English-German", "samples": 4500000,
         "target": "BLEU 24.4", "dataset_key": "wmt16",
-        "optimizer": {"algorithm": "adam", "implementation": "unfused", "clip_grad_norm": "true", "zero_grad": "memset"}},
+        "optimizer": {"algorithm": "adam", "implementation": "unfused", "clip_grad_norm": "true", "zero_grad": "memset",
+                      "master_weights": "true"}},
         gnmt(layers=4, vocab=32320, chunks=1, sparse_embeddings=False),
         ["DeepLearningExamples' PyTorch GNMT embeds with dense nn.Embedding (seq2seq/models/encoder.py,",
          "decoder.py): data parallelism reduces the embeddings' whole gradients. Its optimizer is",
          "torch.optim.Adam (train.py --optimizer Adam; PyTorch 1.x, unfused), after",
-         "clip_grad_norm_(max 5.0) and before zero_grad() (seq2seq/train/fp_optimizers.py)."])
+         "clip_grad_norm_(max 5.0) and before zero_grad() (seq2seq/train/fp_optimizers.py); in mixed",
+         "precision apex amp O2 casts the model to fp16 and keeps fp32 master weights",
+         "(seq2seq/train/trainer.py: amp.initialize(opt_level='O2')), so its gradients are fp16."])
     yield "calibration/resnet50_fp32.yaml", render({
         "name": "resnet50_fp32", "description": "ResNet-50 v1.5 in fp32 (DeepLearningExamples FP32/TF32 benchmark)",
         "precision": "fp32", "batch": 256, "dataset": "ImageNet-1k", "samples": 1281167,
