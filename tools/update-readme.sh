@@ -7,7 +7,8 @@
 #   bench      the benchmarks (`scalecast-bench $BENCH_ARGS`, default `--repeat 3 --full`: many
 #              minutes, the strategy search alone about 20; measure on an otherwise idle machine)
 #   main       the main job's summary (`tools/run-main.sh`), with what DP's overheads move (the
-#              same study run first with WITHOUT_DP_OVERHEADS=1)
+#              same study run first with WITHOUT_DP_OVERHEADS=1), and the plots the README shows
+#              (docs/seed-study/*.png) copied from that run
 #   run        every example block: its first line `$ scalecast ...` is run again (from the
 #              repository root, `scalecast` being build/scalecast) and its output replaces the
 #              rest of the block
@@ -77,7 +78,12 @@ for block in "${blocks[@]}"; do
       WITHOUT_DP_OVERHEADS=1 OUT=$without JOBS=2 ./tools/run-main.sh >/dev/null 2>&1
       { echo '```'; echo "$ VERSUS=$without ./tools/run-main.sh   # its summary, at the end"
         VERSUS=$without JOBS=2 ./tools/run-main.sh 2>/dev/null | sed -n '/^Seed study summary/,$p'; echo '```'; stamp; } >"$out"
-      replace_block main "$out" ;;
+      replace_block main "$out"
+      # The README shows these plots: the same run's, so that they never disagree with its table.
+      for workload in inception_v3 gnmt biglstm; do
+        cp "out/seed-study/$workload/time_to_train.png" "docs/seed-study/$workload-time_to_train.png"
+      done
+      cp out/seed-study/inception_v3/step_breakdown.png docs/seed-study/inception_v3-step_breakdown.png ;;
     run) mkdir -p out/readme; rerun_examples ;;
     *) echo "update-readme: unknown block '$block' (validate, bench, main, run)" >&2; exit 2 ;;
   esac
