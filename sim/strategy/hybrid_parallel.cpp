@@ -161,7 +161,7 @@ Task accumulation_task(const std::string& owner, double gradient_bytes) {
   add.op_kind = kElementwiseKind;
   add.duration_s = -1;
   add.flops = gradient_bytes / 4;
-  add.memory_bytes = kAccumulationBytesPerWeightByte * gradient_bytes;
+  add.memory_bytes = kAccumulationBytesPerGradientByte * gradient_bytes;
   add.stream = kComputeStream;
   add.step = 0;
   return add;

@@ -22,7 +22,8 @@
 // Weight decay (one more read-add pass in the unfused SGD/Adam) is not counted.
 //
 // Gradient accumulation: micro-batches after the first add their gradients into the ones held
-// (autograd's AccumulateGrad, grad += new: read both, write one, 3 per weight byte).
+// (autograd's AccumulateGrad, grad += new: read both, write one: 3 per gradient byte; the
+// gradients are 16-bit under master weights).
 #pragma once
 
 #include <string>
@@ -52,8 +53,8 @@ const std::vector<std::string>& optimizer_algorithms();
 // with momentum in one fused pass, moves 5.
 double optimizer_bytes_per_weight_byte(const OptimizerSpec& spec);
 
-// Bytes one more micro-batch's gradient accumulation moves per weight byte (3).
-inline constexpr double kAccumulationBytesPerWeightByte = 3;
+// Bytes one more micro-batch's gradient accumulation moves per gradient byte (3).
+inline constexpr double kAccumulationBytesPerGradientByte = 3;
 
 // Element-wise FLOPs of the update per weight: about a dozen for Adam (two moments, a square
 // root and a division), three for SGD with momentum; the memory traffic dominates either way.
