@@ -140,24 +140,7 @@ void check_global_batch_applies(const Scenario& scenario, const StrategySpec& st
 int dp_micro_batches(const Scenario& scenario, const StrategySpec& strategy, int gpus) {
   if (!scenario.global_batch || strategy.is_tensor_pipeline()) return 1;
   check_global_batch_applies(scenario, strategy);
-  const long long per_step = static_cast<long long>(scenario.model->batch_per_gpu) * gpus;
-  if (*scenario.global_batch < per_step)
-    throw RequestError("global_batch", std::to_string(*scenario.global_batch) + " samples are fewer than a batch of " +
-                                           std::to_string(scenario.model->batch_per_gpu) + " on each of " +
-                                           std::to_string(gpus) + " GPUs; a per-GPU batch of at most " +
-                                           std::to_string(*scenario.global_batch / gpus) + " would fit");
-  if (*scenario.global_batch % per_step != 0)
-    throw RequestError("global_batch", std::to_string(*scenario.global_batch) + " samples do not split into batches of " +
-                                           std::to_string(scenario.model->batch_per_gpu) + " on each of " +
-                                           std::to_string(gpus) + " GPUs: expected a multiple of " +
-                                           std::to_string(per_step));
-  const long long batches = *scenario.global_batch / per_step;
-  if (batches > kMaxAccumulatedBatches)
-    throw RequestError("global_batch", std::to_string(*scenario.global_batch) + " samples make " +
-                                           std::to_string(batches) + " batches per GPU per step; at most " +
-                                           std::to_string(kMaxAccumulatedBatches) +
-                                           " are simulated (a larger per-GPU batch or more GPUs need fewer)");
-  return static_cast<int>(batches);
+  return accumulated_batches(*scenario.global_batch, scenario.model->batch_per_gpu, gpus);
 }
 
 TensorPipelinePlan tensor_pipeline_plan(const Scenario& scenario, const StrategySpec& strategy, int gpus) {

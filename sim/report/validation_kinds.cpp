@@ -102,12 +102,11 @@ std::string workload_in_tree(const std::string& text) {
 // does on fewer GPUs); 1 when the case gives none.
 int micro_batches_per_step(const ValidationCase& c, int batch, int gpus) {
   if (!c.optional_text("global_batch")) return 1;
-  const long long global_batch = c.integer("global_batch");
-  if (global_batch % (static_cast<long long>(batch) * gpus) != 0)
-    throw InputError(c.file, c.field + ".global_batch",
-                     std::to_string(global_batch) + " is not a multiple of batch x GPUs (" + std::to_string(batch) +
-                         " x " + std::to_string(gpus) + ")");
-  return static_cast<int>(global_batch / (static_cast<long long>(batch) * gpus));
+  try {
+    return accumulated_batches(c.integer("global_batch"), batch, gpus);
+  } catch (const RequestError& error) {
+    throw InputError(c.file, c.field + ".global_batch", error.problem());
+  }
 }
 
 // Single-GPU training throughput on `platform` over that on `base_platform` (single_gpu_step:

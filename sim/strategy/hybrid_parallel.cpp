@@ -161,7 +161,7 @@ Task accumulation_task(const std::string& owner, double gradient_bytes) {
   add.op_kind = kElementwiseKind;
   add.duration_s = -1;
   add.flops = gradient_bytes / 4;
-  add.memory_bytes = kAccumulationBytesPerGradientByte * gradient_bytes;
+  add.memory_bytes = gradient_add_bytes(gradient_bytes, gradient_bytes);
   add.stream = kComputeStream;
   add.step = 0;
   return add;
@@ -179,6 +179,49 @@ DdpLowering ddp_lowering(const HybridOptions& options, int slot, const std::stri
   return lowering;
 }
 
+// What follows a gradient's completion in one batch: its add into the gradients held (a batch
+// after the first of an accumulating step) and DDP's copy into its bucket (when the batch
+// reduces). `prefix` names the batch's tasks ("batch0."; "" for the step's last batch).
+struct BatchRole {
+  std::string prefix;
+  bool accumulates = false;
+  bool to_bucket = false;
+};
+
+// One batch's compute tasks on GPU `slot`, in the order the placement's schedule runs them. A
+// gradient is ready after its last weight-gradient task (a weight shared by several operators:
+// after its last contribution), then after its add and its copy when the role has them.
+// Returns the GPU's gradients in the order they become ready. `slots`, when given, records
+// where the step's tasks landed and the weights the GPU holds (the last batch: transfers and the
+// update use them).
+std::vector<ReadyGradient> append_batch(const ModelGraph& model, const WorkerPlan& plan, int slot, const BatchRole& role,
+                                        std::vector<Task>& tasks, TaskSlots* slots) {
+  std::vector<int> contributions = weight_gradient_contributions(model, plan);
+  std::vector<ReadyGradient> ready;
+  for (size_t k = 0; k < plan.placement.task_order[slot].size(); ++k) {
+    const int t = plan.placement.task_order[slot][k];
+    if (slots) {
+      slots->index_in_program[t] = static_cast<int>(tasks.size());
+      slots->position_on_gpu[t] = static_cast<int>(k);
+    }
+    const StepTask& step_task = plan.step.tasks[t];
+    Task task = priced_task(step_task);
+    task.name = role.prefix + task.name;
+    tasks.push_back(std::move(task));
+    if (step_task.pass != Pass::backward_weight) continue;
+    const int owner = group_of(model, step_task.op);
+    if (--contributions[owner] > 0) continue;
+    const Operator& op = model.operators[owner];
+    if (slots) slots->held_weight_bytes[slot] += op.parameter_bytes;
+    const std::string name = role.prefix + op.name;
+    const double bytes = gradient_bytes_per_parameter_byte(model) * gradient_bytes(op, model.batch_per_gpu);
+    if (role.accumulates) tasks.push_back(accumulation_task(name, bytes));
+    if (role.to_bucket) tasks.push_back(ddp_gradient_copy(name + ".grad -> bucket", bytes, kComputeStream));
+    ready.push_back({name, bytes, static_cast<int>(tasks.size()) - 1});
+  }
+  return ready;
+}
+
 // The batches before the last of an accumulating dp step, ahead of it on the one GPU's compute
 // stream (stream order chains them): forward and backward, the gradient adds from the second
 // batch on, and DDP's reduction when every batch reduces (its copies back end each batch, as
@@ -186,65 +229,24 @@ DdpLowering ddp_lowering(const HybridOptions& options, int slot, const std::stri
 void add_earlier_micro_batches(const ModelGraph& model, const WorkerPlan& plan, int workers, const HybridOptions& options,
                                const GradientAccumulation& accumulation, ExecutionGraph& graph) {
   auto& tasks = graph.programs[0].tasks;
+  const bool reduces = workers > 1 && accumulation.reduce_every_micro_batch;
   for (int batch = 0; batch + 1 < accumulation.micro_batches; ++batch) {
     const std::string prefix = "batch" + std::to_string(batch) + ".";
-    std::vector<int> contributions = weight_gradient_contributions(model, plan);
-    std::vector<ReadyGradient> ready;
-    for (int t : plan.placement.task_order[0]) {
-      const StepTask& step_task = plan.step.tasks[t];
-      Task task = priced_task(step_task);
-      task.name = prefix + task.name;
-      tasks.push_back(task);
-      if (step_task.pass != Pass::backward_weight) continue;
-      const int owner = group_of(model, step_task.op);
-      if (--contributions[owner] > 0) continue;
-      const Operator& op = model.operators[owner];
-      const double bytes = gradient_bytes_per_parameter_byte(model) * gradient_bytes(op, model.batch_per_gpu);
-      if (batch > 0) tasks.push_back(accumulation_task(prefix + op.name, bytes));
-      if (workers > 1 && accumulation.reduce_every_micro_batch) {
-        ready.push_back({op.name, bytes, static_cast<int>(tasks.size())});
-        tasks.push_back(ddp_gradient_copy(prefix + op.name + ".grad -> bucket", bytes, kComputeStream));
-      }
-    }
-    if (!ready.empty()) append_ddp_reduction(ready, ddp_lowering(options, 0, prefix + "gpu0"), tasks);
+    const std::vector<ReadyGradient> ready = append_batch(model, plan, 0, {prefix, batch > 0, reduces}, tasks, nullptr);
+    if (reduces) append_ddp_reduction(ready, ddp_lowering(options, 0, prefix + "gpu0"), tasks);
   }
 }
 
-// Compute tasks, in the order the placement's schedule runs them on each GPU. A gradient is
-// ready after its last weight-gradient task (a weight shared by several operators after its
-// last contribution), and after its add into the held gradients when the step `accumulates`;
-// with several workers, DDP copies it into its bucket right then.
+// The step's last batch on every GPU of the worker: its gradients are added into those held when
+// the step `accumulates`, and with several workers each goes to its bucket as it completes.
 TaskSlots add_compute_tasks(const ModelGraph& model, const WorkerPlan& plan, int workers, bool accumulates,
                             ExecutionGraph& graph) {
   const int m = plan.gpus_per_worker;
   TaskSlots slots{std::vector<int>(plan.step.tasks.size(), -1), std::vector<int>(plan.step.tasks.size(), -1),
                   std::vector<std::vector<ReadyGradient>>(m), std::vector<double>(m, 0)};
-  std::vector<int> contributions = weight_gradient_contributions(model, plan);
   for (int slot = 0; slot < m; ++slot)
-    for (size_t k = 0; k < plan.placement.task_order[slot].size(); ++k) {
-      const int t = plan.placement.task_order[slot][k];
-      auto& tasks = graph.programs[slot].tasks;
-      slots.index_in_program[t] = static_cast<int>(tasks.size());
-      slots.position_on_gpu[t] = static_cast<int>(k);
-      tasks.push_back(priced_task(plan.step.tasks[t]));
-      const StepTask& step_task = plan.step.tasks[t];
-      if (step_task.pass != Pass::backward_weight) continue;
-      const int owner = group_of(model, step_task.op);
-      if (--contributions[owner] > 0) continue;
-      const Operator& op = model.operators[owner];
-      slots.held_weight_bytes[slot] += op.parameter_bytes;
-      const double bytes = gradient_bytes_per_parameter_byte(model) * gradient_bytes(op, model.batch_per_gpu);
-      int ready_task = slots.index_in_program[t];
-      if (accumulates) {
-        ready_task = static_cast<int>(tasks.size());
-        tasks.push_back(accumulation_task(op.name, bytes));
-      }
-      if (workers > 1) {
-        ready_task = static_cast<int>(tasks.size());
-        tasks.push_back(ddp_gradient_copy(op.name + ".grad -> bucket", bytes, kComputeStream));
-      }
-      slots.ready[slot].push_back({op.name, bytes, ready_task});
-    }
+    slots.ready[slot] =
+        append_batch(model, plan, slot, {"", accumulates, workers > 1}, graph.programs[slot].tasks, &slots);
   return slots;
 }
 
@@ -358,6 +360,26 @@ void add_gradient_exchange(const HybridOptions& options, const ModelGraph& model
 }
 
 }  // namespace
+
+int accumulated_batches(long long global_batch, int batch, int gpus) {
+  const long long per_step = static_cast<long long>(batch) * gpus;
+  const std::string shares = " on each of " + std::to_string(gpus) + " GPUs";
+  if (global_batch < per_step)
+    throw RequestError("global_batch", std::to_string(global_batch) + " samples are fewer than a batch of " +
+                                           std::to_string(batch) + shares + "; a per-GPU batch of at most " +
+                                           std::to_string(global_batch / gpus) + " would fit");
+  if (global_batch % per_step != 0)
+    throw RequestError("global_batch", std::to_string(global_batch) + " samples do not split into batches of " +
+                                           std::to_string(batch) + shares + ": expected a multiple of " +
+                                           std::to_string(per_step));
+  const long long batches = global_batch / per_step;
+  if (batches > kMaxAccumulatedBatches)
+    throw RequestError("global_batch", std::to_string(global_batch) + " samples make " + std::to_string(batches) +
+                                           " batches per GPU per step; at most " +
+                                           std::to_string(kMaxAccumulatedBatches) +
+                                           " are simulated (a larger per-GPU batch or more GPUs need fewer)");
+  return static_cast<int>(batches);
+}
 
 std::set<std::string> graph_priced_kinds(const ModelGraph& model) {
   std::set<std::string> kinds = {kElementwiseKind, kOptimizerKind};

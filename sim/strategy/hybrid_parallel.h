@@ -71,6 +71,11 @@ struct GradientAccumulation {
 // a few hundred.
 inline constexpr int kMaxAccumulatedBatches = 1024;
 
+// The batches of `batch` samples each of `gpus` GPUs accumulates to make `global_batch` samples
+// per step. RequestError("global_batch") when they do not split into whole batches, or make more
+// than kMaxAccumulatedBatches.
+int accumulated_batches(long long global_batch, int batch, int gpus);
+
 // The N-rank execution graph: rank r is GPU r % M of worker r / M. Accumulation needs M = 1
 // (std::logic_error otherwise: callers refuse it first).
 ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int gpus, const HybridOptions& options,

@@ -72,15 +72,15 @@ MemoryPerGpu resolve_memory(MemoryQuestion question, const ModelGraph& model, co
 //   apex's FusedAdam on the fp32 main weights, the gradient norm for clipping and the zeroed
 //   gradient buffer (optimizer_traffic.h: 7 + 1 + 1 per weight byte)            28 + 4 + 4 B
 //   unscale and check for inf/nan, fp16's loss scaling only: read and write the gradient   8 B
-//   copy the main weights to the fp16/bf16 working ones: read 4, write 2                  6 B
+//   copy the main weights to the fp16/bf16 working ones: read 4, write 2 (optimizer_traffic.h's
+//   master weights out; the gradients already accumulate in fp32)                        6 B
 // 50 B per weight in fp16, 42 in bf16; fp32 training has no main copy and no scaling: 36 B.
-const OptimizerSpec kMegatronOptimizer{"adam", true, true, true};
+const OptimizerSpec kMegatronOptimizer{.algorithm = "adam", .fused = true, .clip_grad_norm = true, .zero_grad_memset = true};
 constexpr double kUnscaleBytesPerWeight = 8;
-constexpr double kMainToWorkingCopyBytesPerWeight = 6;
 
 double optimizer_bytes_per_weight(const std::string& precision) {
   double bytes = 4 * optimizer_bytes_per_weight_byte(kMegatronOptimizer);
-  if (bytes_per_activation_value(precision) < 4) bytes += kMainToWorkingCopyBytesPerWeight;
+  if (bytes_per_activation_value(precision) < 4) bytes += 4 * kMasterWeightsOutBytesPerWeightByte;
   if (precision == "fp16") bytes += kUnscaleBytesPerWeight;
   return bytes;
 }
@@ -109,7 +109,7 @@ void price_weights(const TransformerSpec& model, const PlatformSpec& platform, c
 // the gradients': training_memory.h's state_bytes): 6 B in fp16, 10 in bf16, 12 in fp32.
 double accumulate_bytes_per_weight(const TensorPipelineSpec& spec, const StateBytes& state) {
   if (spec.fused_gradient_accumulation) return 0;
-  return state.weights + 2 * state.gradients;
+  return gradient_add_bytes(state.weights, state.gradients);
 }
 
 }  // namespace

@@ -39,7 +39,8 @@ double gradient_bytes_per_parameter_byte(const ModelGraph& model) {
 
 double update_bytes_per_parameter_byte(const ModelGraph& model) {
   const double bytes = optimizer_bytes_per_weight_byte(model.optimizer);
-  return gradient_bytes_per_parameter_byte(model) < 1 ? bytes + kMasterCopyBytesPerWeightByte : bytes;
+  if (gradient_bytes_per_parameter_byte(model) == 1) return bytes;
+  return bytes + kMasterGradientsInBytesPerWeightByte + kMasterWeightsOutBytesPerWeightByte;
 }
 
 }  // namespace scalecast

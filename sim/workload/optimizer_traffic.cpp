@@ -36,12 +36,4 @@ double optimizer_bytes_per_weight_byte(const OptimizerSpec& spec) {
 
 double optimizer_flops_per_weight(const OptimizerSpec& spec) { return passes_of(spec.algorithm).flops_per_weight; }
 
-std::string describe(const OptimizerSpec& spec) {
-  std::string text = spec.algorithm + (spec.fused ? ", fused" : ", unfused");
-  if (spec.clip_grad_norm) text += ", clip_grad_norm";
-  if (spec.zero_grad_memset) text += ", zero_grad memset";
-  if (spec.master_weights) text += ", master_weights";
-  return text;
-}
-
 }  // namespace scalecast

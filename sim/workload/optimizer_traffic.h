@@ -22,8 +22,7 @@
 // Weight decay (one more read-add pass in the unfused SGD/Adam) is not counted.
 //
 // Gradient accumulation: micro-batches after the first add their gradients into the ones held
-// (autograd's AccumulateGrad, grad += new: read both, write one: 3 per gradient byte; the
-// gradients are 16-bit under master weights).
+// (gradient_add_bytes; the gradients are 16-bit under master weights).
 #pragma once
 
 #include <string>
@@ -43,9 +42,12 @@ struct OptimizerSpec {
   bool master_weights = false;
 };
 
-// The master-weight copies per fp32 weight byte: gradients in (read 2, write 4 bytes per
-// weight), weights out (read 4, write 2): 12 bytes per 4-byte weight.
-inline constexpr double kMasterCopyBytesPerWeightByte = 3;
+// The master-weight copies per fp32 weight byte: the 16-bit gradients into the master's fp32
+// ones (read 2, write 4 bytes per weight) and the updated master out to the 16-bit working
+// weights (read 4, write 2). Megatron-LM accumulates straight into fp32 gradients and pays only
+// the second (tp_pp_plan.cpp).
+inline constexpr double kMasterGradientsInBytesPerWeightByte = 1.5;
+inline constexpr double kMasterWeightsOutBytesPerWeightByte = 1.5;
 
 const std::vector<std::string>& optimizer_algorithms();
 
@@ -53,14 +55,14 @@ const std::vector<std::string>& optimizer_algorithms();
 // with momentum in one fused pass, moves 5.
 double optimizer_bytes_per_weight_byte(const OptimizerSpec& spec);
 
-// Bytes one more micro-batch's gradient accumulation moves per gradient byte (3).
-inline constexpr double kAccumulationBytesPerGradientByte = 3;
+// Bytes one gradient add moves (grad += new: read both, write the sum): `new_bytes` of the
+// batch's gradient and `held_bytes` of the buffer it is added into. Autograd's AccumulateGrad
+// adds like into like (3 x the gradient); Megatron-LM adds the working-precision gradient into
+// fp32 main gradients.
+inline double gradient_add_bytes(double new_bytes, double held_bytes) { return new_bytes + 2 * held_bytes; }
 
 // Element-wise FLOPs of the update per weight: about a dozen for Adam (two moments, a square
 // root and a division), three for SGD with momentum; the memory traffic dominates either way.
 double optimizer_flops_per_weight(const OptimizerSpec& spec);
-
-// "adam, unfused, clip_grad_norm, zero_grad memset": for reports and errors.
-std::string describe(const OptimizerSpec& spec);
 
 }  // namespace scalecast

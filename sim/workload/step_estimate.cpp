@@ -19,7 +19,7 @@ StepEstimate single_gpu_step(const ModelGraph& model, int batch, const GpuSpec& 
                                          update_bytes_per_parameter_byte(model) * weights, gpu, cost);
   const double gradients = gradient_bytes_per_parameter_byte(model) * weights;
   estimate.accumulation_s =
-      operator_time_s(kElementwiseKind, gradients / 4, kAccumulationBytesPerGradientByte * gradients, gpu, cost);
+      operator_time_s(kElementwiseKind, gradients / 4, gradient_add_bytes(gradients, gradients), gpu, cost);
   return estimate;
 }
 

@@ -15,14 +15,16 @@ namespace {
 // The pass-by-pass counts of optimizer_traffic.h.
 TEST(OptimizerTraffic, BytesPerWeightByteFollowThePasses) {
   EXPECT_EQ(optimizer_bytes_per_weight_byte(OptimizerSpec{}), 5);  // fused SGD with momentum, the default
-  EXPECT_EQ(optimizer_bytes_per_weight_byte({"sgd_momentum", false, false, false}), 8);
-  EXPECT_EQ(optimizer_bytes_per_weight_byte({"adam", true, false, false}), 7);
-  EXPECT_EQ(optimizer_bytes_per_weight_byte({"adam", false, false, false}), 20);
-  EXPECT_EQ(optimizer_bytes_per_weight_byte({"adam", false, true, false}), 21);
-  EXPECT_EQ(optimizer_bytes_per_weight_byte({"adam", false, true, true}), 22);
-  EXPECT_GT(optimizer_flops_per_weight({"adam", true, false, false}), optimizer_flops_per_weight(OptimizerSpec{}));
-  EXPECT_EQ(describe({"adam", false, true, true}), "adam, unfused, clip_grad_norm, zero_grad memset");
-  EXPECT_EQ(describe(OptimizerSpec{}), "sgd_momentum, fused");
+  EXPECT_EQ(optimizer_bytes_per_weight_byte({.algorithm = "sgd_momentum", .fused = false}), 8);
+  EXPECT_EQ(optimizer_bytes_per_weight_byte({.algorithm = "adam"}), 7);
+  EXPECT_EQ(optimizer_bytes_per_weight_byte({.algorithm = "adam", .fused = false}), 20);
+  EXPECT_EQ(optimizer_bytes_per_weight_byte({.algorithm = "adam", .fused = false, .clip_grad_norm = true}), 21);
+  EXPECT_EQ(optimizer_bytes_per_weight_byte(
+                {.algorithm = "adam", .fused = false, .clip_grad_norm = true, .zero_grad_memset = true}),
+            22);
+  EXPECT_GT(optimizer_flops_per_weight({.algorithm = "adam"}), optimizer_flops_per_weight(OptimizerSpec{}));
+  EXPECT_EQ(gradient_add_bytes(4, 4), 12);  // autograd: like into like
+  EXPECT_EQ(gradient_add_bytes(2, 4), 10);  // Megatron: bf16 gradient into fp32 main gradients
 }
 
 const std::string kWorkload = R"(name: tiny
