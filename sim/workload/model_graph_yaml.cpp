@@ -70,10 +70,23 @@ OptimizerSpec read_optimizer(const Field& field) {
   const auto& known = optimizer_algorithms();
   if (std::find(known.begin(), known.end(), spec.algorithm) == known.end())
     algorithm.fail("unknown optimizer '" + spec.algorithm + "'; expected one of: " + join_words(known));
-  if (auto implementation = map.optional("implementation")) spec.fused = read_either(*implementation, "fused", "unfused");
+  if (auto implementation = map.optional("implementation")) {
+    spec.fused = read_either(*implementation, "fused", "unfused");
+    if (!spec.fused && !has_unfused_implementation(spec.algorithm))
+      implementation->fail("'" + spec.algorithm + "' runs only fused (NVIDIA's multi-tensor kernels); expected fused");
+  }
   if (auto clip = map.optional("clip_grad_norm")) spec.clip_grad_norm = read_either(*clip, "true", "false");
   if (auto zero = map.optional("zero_grad")) spec.zero_grad_memset = read_either(*zero, "memset", "none");
-  if (auto master = map.optional("master_weights")) spec.master_weights = read_either(*master, "true", "false");
+  if (auto master = map.optional("master_weights")) {
+    const std::string word = read_name(*master);
+    if (word != "true" && word != "false" && word != "in_update")
+      master->fail("expected true, false or in_update, got '" + word + "'");
+    spec.master_weights = word != "false";
+    spec.master_in_update = word == "in_update";
+    if (spec.master_in_update && !spec.fused)
+      master->fail("in_update is a fused kernel's own handling of the 16-bit gradients and weights; "
+                   "it needs implementation: fused");
+  }
   return spec;
 }
 

@@ -38,9 +38,8 @@ double gradient_bytes_per_parameter_byte(const ModelGraph& model) {
 }
 
 double update_bytes_per_parameter_byte(const ModelGraph& model) {
-  const double bytes = optimizer_bytes_per_weight_byte(model.optimizer);
-  if (gradient_bytes_per_parameter_byte(model) == 1) return bytes;
-  return bytes + kMasterGradientsInBytesPerWeightByte + kMasterWeightsOutBytesPerWeightByte;
+  if (gradient_bytes_per_parameter_byte(model) == 1) return optimizer_bytes_per_weight_byte(model.optimizer);
+  return master_update_bytes_per_weight_byte(model.optimizer);
 }
 
 }  // namespace scalecast

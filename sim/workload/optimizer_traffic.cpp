@@ -1,5 +1,7 @@
 #include "sim/workload/optimizer_traffic.h"
 
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace scalecast {
@@ -8,30 +10,45 @@ namespace {
 
 struct Passes {
   double fused_bytes;
-  double unfused_bytes;
+  double unfused_bytes;             // NaN: no unfused implementation
+  double fused_gradient_passes;     // of the fused bytes, passes over gradient-sized tensors
   double flops_per_weight;
 };
 
 // Per weight byte; the derivation of each figure is in optimizer_traffic.h.
 Passes passes_of(const std::string& algorithm) {
-  if (algorithm == "sgd_momentum") return {5, 8, 3};
-  if (algorithm == "adam") return {7, 20, 12};
+  if (algorithm == "sgd_momentum") return {5, 8, 1, 3};
+  if (algorithm == "adam") return {7, 20, 1, 12};
+  // Gradient-sized passes: the norm's read, stage 1's read and update write, the update's norm
+  // and stage 2's read of it. FLOPs: stage 1 about 16, the norms 4, stage 2 2.
+  if (algorithm == "lamb") return {13, std::numeric_limits<double>::quiet_NaN(), 5, 22};
   throw std::logic_error("optimizer algorithm '" + algorithm + "' is not one of optimizer_algorithms()");
 }
 
 }  // namespace
 
 const std::vector<std::string>& optimizer_algorithms() {
-  static const std::vector<std::string> algorithms = {"sgd_momentum", "adam"};
+  static const std::vector<std::string> algorithms = {"sgd_momentum", "adam", "lamb"};
   return algorithms;
 }
 
+bool has_unfused_implementation(const std::string& algorithm) { return !std::isnan(passes_of(algorithm).unfused_bytes); }
+
 double optimizer_bytes_per_weight_byte(const OptimizerSpec& spec) {
   const Passes passes = passes_of(spec.algorithm);
+  if (!spec.fused && !has_unfused_implementation(spec.algorithm))
+    throw std::logic_error("optimizer '" + spec.algorithm + "' has no unfused implementation");
   double bytes = spec.fused ? passes.fused_bytes : passes.unfused_bytes;
   if (spec.clip_grad_norm) bytes += 1;
   if (spec.zero_grad_memset) bytes += 1;
   return bytes;
+}
+
+double master_update_bytes_per_weight_byte(const OptimizerSpec& spec) {
+  const double bytes = optimizer_bytes_per_weight_byte(spec);
+  if (!spec.master_in_update) return bytes + kMasterGradientsInBytesPerWeightByte + kMasterWeightsOutBytesPerWeightByte;
+  if (!spec.fused) throw std::logic_error("master_in_update needs a fused optimizer");
+  return bytes - 0.5 * passes_of(spec.algorithm).fused_gradient_passes + kWorkingWeightsWriteBytesPerWeightByte;
 }
 
 double optimizer_flops_per_weight(const OptimizerSpec& spec) { return passes_of(spec.algorithm).flops_per_weight; }

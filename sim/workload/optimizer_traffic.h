@@ -15,6 +15,11 @@
 //     Adam: exp_avg.mul_(b1) 2, .add_(grad) 3, exp_avg_sq.mul_(b2) 2, .addcmul_(g, g) 3,
 //           denom = exp_avg_sq.sqrt() 2, / sqrt(bias_correction2) 2, .add_(eps) 2,
 //           p.addcdiv_(exp_avg, denom) 4                                                   = 20
+//   LAMB (You et al. 2020), fused only: NVIDIA's multi-tensor kernels (apex FusedLAMB;
+//     DeepLearningExamples' BERT lamb_amp_opt/csrc/multi_tensor_lamb.cu): the global gradient
+//     norm reads g (1); stage 1 reads g, w, m, v and writes m, v and the update into g's
+//     buffer (7); the per-tensor norms read w and the update (2); stage 2 reads w and the
+//     update and writes w (3)                                                             = 13
 //   clip_grad_norm: torch.nn.utils.clip_grad_norm_ reads every gradient once for the norm (1);
 //     the rescale it applies only when the norm exceeds the limit is not counted.
 //   zero_grad memset: optimizer.zero_grad() writing zeros, PyTorch's default before v2.0 (1);
@@ -31,7 +36,7 @@
 namespace scalecast {
 
 struct OptimizerSpec {
-  std::string algorithm = "sgd_momentum";  // sgd_momentum | adam
+  std::string algorithm = "sgd_momentum";  // sgd_momentum | adam | lamb (fused only)
   bool fused = true;                       // implementation: fused | unfused
   bool clip_grad_norm = false;
   bool zero_grad_memset = false;           // zero_grad: memset | none
@@ -40,6 +45,11 @@ struct OptimizerSpec {
   // 16-bit gradients, and each update copies them into the master's fp32 gradients and the
   // updated master back into the working weights. No effect at fp32/tf32.
   bool master_weights = false;
+  // The fused update itself reads the 16-bit gradients and writes the 16-bit working weights
+  // (DeepLearningExamples' FusedLAMBAMP, apex's FusedMixedPrecisionLamb) instead of the two
+  // copies: its gradient-sized passes move half the bytes, and it writes 2 more bytes per
+  // weight. Only with master_weights and a fused implementation.
+  bool master_in_update = false;
 };
 
 // The master-weight copies per fp32 weight byte: the 16-bit gradients into the master's fp32
@@ -48,12 +58,24 @@ struct OptimizerSpec {
 // the second (tp_pp_plan.cpp).
 inline constexpr double kMasterGradientsInBytesPerWeightByte = 1.5;
 inline constexpr double kMasterWeightsOutBytesPerWeightByte = 1.5;
+// The 16-bit working weights an update writes itself (master_in_update): 2 bytes per 4.
+inline constexpr double kWorkingWeightsWriteBytesPerWeightByte = 0.5;
 
 const std::vector<std::string>& optimizer_algorithms();
+
+// Whether PyTorch has an unfused (element-wise ops) form of the algorithm: LAMB runs only as
+// NVIDIA's fused multi-tensor kernels.
+bool has_unfused_implementation(const std::string& algorithm);
 
 // Bytes the weight update reads and writes per weight byte (see above). The default spec, SGD
 // with momentum in one fused pass, moves 5.
 double optimizer_bytes_per_weight_byte(const OptimizerSpec& spec);
+
+// The same for an update that runs on fp32 master weights with 16-bit gradients: the copies in
+// and out (kMaster...BytesPerWeightByte), or, with master_in_update, the fused kernel's own
+// gradient passes at half width plus its 16-bit weight write (FusedLAMBAMP: 13 - 5 x 0.5 + 0.5
+// = 11).
+double master_update_bytes_per_weight_byte(const OptimizerSpec& spec);
 
 // Bytes one gradient add moves (grad += new: read both, write the sum): `new_bytes` of the
 // batch's gradient and `held_bytes` of the buffer it is added into. Autograd's AccumulateGrad

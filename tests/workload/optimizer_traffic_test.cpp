@@ -23,6 +23,9 @@ TEST(OptimizerTraffic, BytesPerWeightByteFollowThePasses) {
                 {.algorithm = "adam", .fused = false, .clip_grad_norm = true, .zero_grad_memset = true}),
             22);
   EXPECT_GT(optimizer_flops_per_weight({.algorithm = "adam"}), optimizer_flops_per_weight(OptimizerSpec{}));
+  EXPECT_EQ(optimizer_bytes_per_weight_byte({.algorithm = "lamb"}), 13);  // NVIDIA's fused multi-tensor LAMB
+  EXPECT_FALSE(has_unfused_implementation("lamb"));
+  EXPECT_TRUE(has_unfused_implementation("adam"));
   EXPECT_EQ(gradient_add_bytes(4, 4), 12);  // autograd: like into like
   EXPECT_EQ(gradient_add_bytes(2, 4), 10);  // Megatron: bf16 gradient into fp32 main gradients
 }
@@ -56,7 +59,11 @@ TEST(OptimizerTraffic, WorkloadFieldIsReadAndChecked) {
   const std::string without = replace(kWorkload, "optimizer: {algorithm: adam, implementation: unfused, clip_grad_norm: true, zero_grad: memset}\n", "");
   EXPECT_EQ(optimizer_bytes_per_weight_byte(parse(without).optimizer), 5);
 
-  EXPECT_EQ(error_field(replace(kWorkload, "algorithm: adam", "algorithm: lamb")), "optimizer.algorithm");
+  EXPECT_EQ(error_field(replace(kWorkload, "algorithm: adam", "algorithm: adagrad")), "optimizer.algorithm");
+  // LAMB exists only as fused kernels: an unfused LAMB is refused, not priced as something else.
+  EXPECT_EQ(error_field(replace(kWorkload, "algorithm: adam", "algorithm: lamb")), "optimizer.implementation");
+  EXPECT_EQ(parse(replace(kWorkload, "algorithm: adam, implementation: unfused", "algorithm: lamb")).optimizer.algorithm,
+            "lamb");
   EXPECT_EQ(error_field(replace(kWorkload, "implementation: unfused", "implementation: foreach")), "optimizer.implementation");
   EXPECT_EQ(error_field(replace(kWorkload, "clip_grad_norm: true", "clip_grad_norm: yes")), "optimizer.clip_grad_norm");
   EXPECT_EQ(error_field(replace(kWorkload, "zero_grad: memset", "zero_grad: zeros")), "optimizer.zero_grad");
@@ -114,6 +121,27 @@ TEST(OptimizerTraffic, MasterWeightsHalveGradientsAtSixteenBits) {
             "optimizer");
   EXPECT_EQ(error_field(replace(kWorkload, "zero_grad: memset}", "zero_grad: memset, master_weights: maybe}")),
             "optimizer.master_weights");
+}
+
+// DeepLearningExamples' BERT (FusedLAMBAMP): the fused LAMB kernels read the 16-bit gradients
+// and write the 16-bit weights themselves, so no copies: 13 - 5 half-width gradient passes + 0.5.
+TEST(OptimizerTraffic, MasterWeightsInTheUpdateKernelSkipTheCopies) {
+  const std::string lamb = replace(kWorkload, "{algorithm: adam, implementation: unfused, clip_grad_norm: true, zero_grad: memset}",
+                                   "{algorithm: lamb, master_weights: in_update}");
+  const ModelGraph model = parse(lamb);
+  EXPECT_TRUE(model.optimizer.master_weights);
+  EXPECT_TRUE(model.optimizer.master_in_update);
+  EXPECT_EQ(update_bytes_per_parameter_byte(model), 13);  // fp32: no master copy at all
+  const ModelGraph fp16 = at_precision(model, "fp16");
+  EXPECT_EQ(gradient_bytes_per_parameter_byte(fp16), 0.5);
+  EXPECT_EQ(update_bytes_per_parameter_byte(fp16), 11);
+  OptimizerSpec copies = model.optimizer;
+  copies.master_in_update = false;
+  EXPECT_EQ(master_update_bytes_per_weight_byte(copies), 13 + 3);
+  // Fused Adam with the same handling: its one gradient read at half width, plus the write.
+  EXPECT_EQ(master_update_bytes_per_weight_byte({.algorithm = "adam", .master_weights = true, .master_in_update = true}), 7);
+  EXPECT_EQ(error_field(replace(kWorkload, "zero_grad: memset}", "zero_grad: memset, master_weights: in_update}")),
+            "optimizer.master_weights");  // unfused Adam has no kernel of its own to do it in
 }
 
 }  // namespace
