@@ -7,6 +7,7 @@
 #include "sim/core/input_error.h"
 #include "sim/cost/compute_cost.h"
 #include "sim/strategy/ddp_reducer.h"
+#include "sim/strategy/transformer_task_pricing.h"
 #include "sim/strategy/worker_links.h"
 #include "sim/workload/step_estimate.h"
 
@@ -25,19 +26,6 @@ int group_of(const ModelGraph& model, int op) {
 // and the activations the backward pass needs, stashed from the forward pass.
 double operator_memory_bytes(const ModelGraph& model, const Operator& op) {
   return op.parameter_bytes * model.state_bytes_per_parameter_byte + op.activation_bytes_per_sample * model.batch_per_gpu;
-}
-
-Task priced_task(const StepTask& step_task) {
-  Task task;
-  task.kind = TaskKind::compute;
-  task.name = step_task.name;
-  task.op_kind = step_task.kind;
-  task.duration_s = -1;  // priced by the cost model on the simulated GPU
-  task.flops = step_task.flops;
-  task.memory_bytes = step_task.memory_bytes;
-  task.stream = 0;
-  task.step = 0;
-  return task;
 }
 
 void check_worker_size(const PlatformSpec& platform, int gpus_per_worker) {
@@ -75,9 +63,11 @@ WorkerPlan prepare_worker(const ModelGraph& model, const PlatformSpec& platform,
   plan.step = training_graph(model, model.batch_per_gpu);
 
   PlacementProblem& problem = plan.problem;
-  for (const StepTask& step_task : plan.step.tasks)
+  for (const StepTask& step_task : plan.step.tasks) {
+    plan.priced.push_back(price_step_task(model, step_task, platform.node.gpu, cost));
     problem.tasks.push_back({step_task.name, group_of(model, step_task.op),
-                             compute_duration_s(priced_task(step_task), platform.node.gpu, cost)});
+                             compute_duration_s(plan.priced.back(), platform.node.gpu, cost)});
+  }
   for (const StepEdge& edge : plan.step.edges) problem.edges.push_back({edge.from, edge.to, edge.bytes});
   problem.group_memory_bytes.assign(model.operators.size(), 0);
   for (size_t op = 0; op < model.operators.size(); ++op)
@@ -205,7 +195,7 @@ std::vector<ReadyGradient> append_batch(const ModelGraph& model, const WorkerPla
       slots->position_on_gpu[t] = static_cast<int>(k);
     }
     const StepTask& step_task = plan.step.tasks[t];
-    Task task = priced_task(step_task);
+    Task task = plan.priced[t];
     task.name = role.prefix + task.name;
     tasks.push_back(std::move(task));
     if (step_task.pass != Pass::backward_weight) continue;

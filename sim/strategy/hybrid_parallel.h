@@ -24,6 +24,7 @@ namespace scalecast {
 struct WorkerPlan {
   int gpus_per_worker = 1;
   TrainingGraph step;
+  std::vector<Task> priced;         // per step task: the compute task it lowers to (transformer_task_pricing.h)
   PlacementProblem problem;
   Placement placement;              // its mp_speedup(): 1-GPU step / M-GPU step
 

@@ -586,6 +586,29 @@ def presets():
          "clip_grad_norm_(max 5.0) and before zero_grad() (seq2seq/train/fp_optimizers.py); in mixed",
          "precision apex amp O2 casts the model to fp16 and keeps fp32 master weights",
          "(seq2seq/train/trainer.py: amp.initialize(opt_level='O2')), so its gradients are fp16."])
+    # BERT-large pretraining as DeepLearningExamples' PyTorch BERT runs it at a9e2c1d5 (the
+    # commit of its README's DGX A100 tables): scripts/run_pretraining.sh's phases, FusedLAMBAMP,
+    # and under --fp16 with allreduce_post_accumulation_fp16 the whole model in fp16
+    # (model.half()) with the optimizer's fp32 master copies.
+    bert_notes = [
+        "DeepLearningExamples PyTorch/LanguageModeling/BERT at a9e2c1d5: bert_configs/large.json, the",
+        "vocabulary padded to a multiple of 8 (run_pretraining.py: 30522 -> 30528); the masked-LM head",
+        "runs on max_predictions_per_seq positions (scripts/run_pretraining.sh). Optimizer",
+        "FusedLAMBAMP (lamb_amp_opt/): fused LAMB on fp32 master weights, reading the fp16 gradients",
+        "and writing the fp16 weights itself (master_weights: in_update); zero_grad(set_to_none=True)."]
+    for seq, masked, batch, phase, steps, global_batch in ((128, 20, 128, 1, 7038, 65536), (512, 80, 16, 2, 1563, 32768)):
+        yield f"calibration/bert_large_dle_seq{seq}.yaml", render({
+            "name": f"bert_large_dle_seq{seq}",
+            "description": f"BERT-large pretraining phase {phase} as NVIDIA DeepLearningExamples runs it: 24 layers, "
+                           f"hidden 1024, 16 heads, {seq}-token sequences, {masked} masked positions",
+            "precision": "fp32", "batch": batch,
+            "dataset": f"Wikipedia + BookCorpus, phase {phase}: {steps} steps x {global_batch} {seq}-token sequences",
+            "samples": steps * global_batch, "target": f"the phase-{phase} step budget of the LAMB recipe",
+            "measured": [[global_batch, 1]],
+            "efficiency_source": f"one pass over phase {phase}'s samples at its global batch: DeepLearningExamples "
+                                 f"BERT scripts/run_pretraining.sh, {steps} steps at {global_batch} (You et al. 2020, LAMB)",
+            "optimizer": {"algorithm": "lamb", "implementation": "fused", "master_weights": "in_update"}},
+            bert(seq=seq, masked=masked, vocab=30528), bert_notes)
     yield "calibration/resnet50_fp32.yaml", render({
         "name": "resnet50_fp32", "description": "ResNet-50 v1.5 in fp32 (DeepLearningExamples FP32/TF32 benchmark)",
         "precision": "fp32", "batch": 256, "dataset": "ImageNet-1k", "samples": 1281167,

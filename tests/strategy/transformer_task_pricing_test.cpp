@@ -1,0 +1,90 @@
+// A transformer workload under dp and hybrid:M: its layers, embedding and head priced from their
+// kernels as tp/pp prices them (transformer_task_pricing.h), so one model costs the same under
+// every strategy; graph workloads keep the operator roofline.
+#include "sim/strategy/transformer_task_pricing.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/cost/cost_model_table.h"
+#include "sim/platform/platform_yaml.h"
+#include "sim/strategy/hybrid_parallel.h"
+#include "sim/strategy/transformer_layer_costs.h"
+#include "sim/workload/transformer.h"
+#include "tests/support/test_transformers.h"
+
+namespace scalecast {
+namespace {
+
+struct Priced {
+  ModelGraph model;
+  PlatformSpec platform;
+  ComputeCostModel cost;
+  TrainingGraph step;
+};
+
+Priced priced(const std::string& workload, int batch) {
+  Priced p{load_model_graph(workload), load_platform("dgx-a100"), {}, {}};
+  if (p.model.transformer) p.model = with_transformer(std::move(p.model), testing::small_gpt_spec());
+  p.model.batch_per_gpu = batch;
+  p.cost = compute_cost_model_for(load_cost_model_table(), p.platform.node.gpu, p.model.precision);
+  p.step = training_graph(p.model, batch);
+  return p;
+}
+
+const StepTask& task_named(const TrainingGraph& step, const std::string& name) {
+  for (const StepTask& task : step.tasks)
+    if (task.name == name) return task;
+  throw std::runtime_error("no step task " + name);
+}
+
+TEST(TransformerTaskPricing, LayerTasksRunTheTpPpKernels) {
+  const Priced p = priced("gpt3-175b", 2);
+  LayerShape shape;
+  shape.microbatch = 2;
+  shape.value_bytes = 2;  // fp16
+  const LayerTimes layer = price_layer(*p.model.transformer, shape, p.platform.node.gpu, p.cost);
+  const auto time_of = [&](const std::string& name) {
+    return price_step_task(p.model, task_named(p.step, name), p.platform.node.gpu, p.cost);
+  };
+  const Task forward = time_of("h3.attention");
+  EXPECT_DOUBLE_EQ(forward.duration_s, layer.attention.forward.total_s());
+  EXPECT_DOUBLE_EQ(forward.compute_bound_s, layer.attention.forward.compute_s);
+  EXPECT_DOUBLE_EQ(forward.memory_bound_s, layer.attention.forward.memory_s);
+  EXPECT_GT(forward.memory_bound_s, 0);  // softmax, norm and dropout: memory-bound kernels a GPU share stretches
+  EXPECT_DOUBLE_EQ(time_of("h3.mlp.grad_input").duration_s,
+                   (layer.mlp.backward_output_side + layer.mlp.backward_column_input).total_s());
+  EXPECT_DOUBLE_EQ(time_of("h3.mlp.grad_weight").duration_s, layer.mlp.backward_column_weight.total_s());
+  const EndTimes ends = price_ends(*p.model.transformer, shape, p.platform.node.gpu, p.cost);
+  EXPECT_DOUBLE_EQ(time_of("lm_head").duration_s, ends.head_forward.total_s());
+  EXPECT_EQ(time_of("ln_f").duration_s, 0);  // inside the head's kernels
+  // The whole layer, forward and backward, is what tp:1 prices for it.
+  double layer_s = 0;
+  for (const char* name : {"h3.attention", "h3.attention.grad_input", "h3.attention.grad_weight", "h3.mlp",
+                           "h3.mlp.grad_input", "h3.mlp.grad_weight"})
+    layer_s += time_of(name).duration_s;
+  EXPECT_NEAR(layer_s, (layer.attention.forward + layer.attention.backward() + layer.mlp.forward + layer.mlp.backward()).total_s(),
+              1e-12);
+}
+
+// The dp lowering and the placement both use these prices.
+TEST(TransformerTaskPricing, WorkerPlanCarriesThePrices) {
+  const Priced p = priced("gpt3-175b", 1);
+  const WorkerPlan plan = prepare_worker(p.model, p.platform, p.cost, HybridOptions{});
+  ASSERT_EQ(plan.priced.size(), plan.step.tasks.size());
+  for (size_t t = 0; t < plan.step.tasks.size(); ++t)
+    EXPECT_DOUBLE_EQ(plan.problem.tasks[t].duration_s, plan.priced[t].duration_s) << plan.step.tasks[t].name;
+}
+
+TEST(TransformerTaskPricing, GraphWorkloadsKeepTheRoofline) {
+  const Priced p = priced("resnet50", 32);
+  for (const StepTask& step_task : p.step.tasks) {
+    EXPECT_FALSE(transformer_task_time(p.model, step_task, p.platform.node.gpu, p.cost)) << step_task.name;
+    const Task task = price_step_task(p.model, step_task, p.platform.node.gpu, p.cost);
+    EXPECT_LT(task.duration_s, 0);  // left to the cost model
+    EXPECT_EQ(task.flops, step_task.flops);
+    EXPECT_EQ(task.memory_bytes, step_task.memory_bytes);
+  }
+}
+
+}  // namespace
+}  // namespace scalecast
