@@ -210,11 +210,12 @@ double simulate_layer_time_ms(const ValidationCase& c) {
 
 // ---- data-parallel scaling ------------------------------------------------------------------
 
-// A workload's data-parallel speedup at `gpus` over one GPU, each GPU at the same batch (as
-// DLPerf and DeepLearningExamples report it): gpus x time per batch(1) / time per batch(gpus),
-// both through simulate's pipeline (DDP's buckets, GPU sharing, stragglers). A case that held
-// the global batch fixed (`global_batch`) accumulates batches on fewer GPUs, and `sync: every`
-// reduces after each of them (apex's DDP) instead of only the last (PyTorch DDP's no_sync).
+// A workload's data-parallel speedup at `gpus` over `base_gpus` (default one), each GPU at the
+// same batch (as DLPerf and DeepLearningExamples report it): gpus x time per batch(base) /
+// (base_gpus x time per batch(gpus)), both through simulate's pipeline (DDP's buckets, GPU
+// sharing, stragglers). A case that held the global batch fixed (`global_batch`) accumulates
+// batches on fewer GPUs, and `sync: every` reduces after each of them (apex's DDP) instead of
+// only the last (PyTorch DDP's no_sync). `bucket_mb` is DDP's bucket_cap_mb (default 25).
 double simulate_dp_speedup(const ValidationCase& c) {
   ModelGraph model = load_model_graph(workload_in_tree(c.text("workload")));
   if (c.optional_text("batch")) model.batch_per_gpu = c.integer("batch");
@@ -226,10 +227,15 @@ double simulate_dp_speedup(const ValidationCase& c) {
     throw InputError(c.file, c.field + ".sync", "expected every or last, got '" + sync + "'");
   scenario.reduce_every_micro_batch = sync == "every";
   const StrategySpec dp{};
-  add_strategy(scenario, dp, HybridOptions{});
+  HybridOptions options;
+  if (c.optional_text("bucket_mb")) options.bucket_bytes = double(c.integer("bucket_mb")) * 1024 * 1024;
+  add_strategy(scenario, dp, options);
   place_strategy(scenario, dp);
   const int gpus = c.integer("gpus");
-  const int points[] = {1, gpus};
+  const int base_gpus = c.optional_text("base_gpus") ? c.integer("base_gpus") : 1;
+  if (base_gpus < 1 || base_gpus >= gpus)
+    throw InputError(c.file, c.field + ".base_gpus", "expected at least 1 and fewer than gpus (" + std::to_string(gpus) + ")");
+  const int points[] = {base_gpus, gpus};
   for (int point : points) check_point(scenario, dp, point);
   // Each point in a process of its own (SimGrid's engine runs once per process).
   double batch_s[2] = {0, 0};
@@ -246,7 +252,7 @@ double simulate_dp_speedup(const ValidationCase& c) {
         else batch_s[i] = std::stod(outcome.output) / dp_micro_batches(scenario, dp, points[i]);
       });
   if (!failure.empty()) throw std::runtime_error("dp_speedup: " + failure);
-  return gpus * batch_s[0] / batch_s[1];
+  return double(gpus) / base_gpus * batch_s[0] / batch_s[1];
 }
 
 }  // namespace
@@ -284,8 +290,10 @@ const std::vector<ValidationKind>& validation_kinds() {
        {"platform", "workload", "strategy", "gpus"},
        {"global_batch", "layers", "hidden", "ffn_hidden", "heads", "vocabulary", "sequence"}, simulate_iteration_time},
       {"dp_speedup", "x",
-       "a workload's data-parallel throughput on N GPUs over one GPU's at the same per-GPU batch, against the measured speedup",
-       {"workload", "platform", "gpus"}, {"batch", "precision", "global_batch", "sync"}, simulate_dp_speedup},
+       "a workload's data-parallel throughput on N GPUs over one GPU's (or base_gpus') at the same per-GPU batch, "
+       "against the measured speedup",
+       {"workload", "platform", "gpus"}, {"batch", "precision", "global_batch", "sync", "base_gpus", "bucket_mb"},
+       simulate_dp_speedup},
   };
   return kinds;
 }

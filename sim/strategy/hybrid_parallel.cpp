@@ -372,6 +372,8 @@ int accumulated_batches(long long global_batch, int batch, int gpus) {
 }
 
 std::set<std::string> graph_priced_kinds(const ModelGraph& model) {
+  // A transformer's operators run their layers' kernels (transformer_task_pricing.h).
+  if (model.transformer) return {kGemmKind, kElementwiseKind, kOptimizerKind};
   std::set<std::string> kinds = {kElementwiseKind, kOptimizerKind};
   for (const Operator& op : model.operators) kinds.insert(op.kind);
   return kinds;

@@ -54,7 +54,8 @@ Placement place_worker(const WorkerPlan& plan, const PlacementOptions& options, 
 void adopt_placement(WorkerPlan& plan, const Placement& placement);
 
 // The operator kinds a dp or hybrid:M step of `model` prices (what its cost-model notes
-// concern): the graph's operators', DDP's gradient copies and the weight update.
+// concern): the graph's operators' (a transformer's: its kernels', gemm and elementwise), DDP's
+// gradient copies and the weight update.
 std::set<std::string> graph_priced_kinds(const ModelGraph& model);
 
 // Gradient accumulation on data-parallel ranks (dp, one GPU per worker): a step runs

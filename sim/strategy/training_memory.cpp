@@ -45,7 +45,7 @@ double stage_activation_bytes(const MemoryQuestion& q, int stage) {
     bytes += layer_activation_bytes(m, whole, value_bytes);
   }
   if (stage == spec.pipeline - 1)  // one microbatch's logits, and their fp32 copy for the loss
-    bytes += double(spec.microbatch) * m.sequence * m.vocabulary / spec.tensor * (value_bytes + 4);
+    bytes += double(spec.microbatch) * m.head_tokens() * m.vocabulary / spec.tensor * (value_bytes + 4);
   return bytes;
 }
 

@@ -170,8 +170,11 @@ EndTimes price_ends(const TransformerSpec& model, const LayerShape& shape, const
   // Vocabulary-parallel embedding: each rank looks up the rows of its slice of the vocabulary
   // and writes the whole hidden state (zeros elsewhere) for the all-reduce to sum.
   const Kernel lookup = {kElementwise, 0, 2 * z.tokens * h * v};
-  const Kernel logits = gemm(z.tokens, h, vocabulary, v);
-  const Kernel cross_entropy = {kElementwise, 0, z.tokens * vocabulary * (v + 2 * kFp32Bytes)};
+  // The head scores head_tokens() of each sample's tokens (all of them, or a masked LM's masked
+  // positions, gathered first).
+  const double scored = z.tokens * model.head_tokens() / model.sequence;
+  const Kernel logits = gemm(scored, h, vocabulary, v);
+  const Kernel cross_entropy = {kElementwise, 0, scored * vocabulary * (v + 2 * kFp32Bytes)};
   EndTimes times;
   times.embedding_forward = price({lookup}, gpu, cost);
   // Under accum:add the embedding's gradient (vocabulary slice x hidden) and the head's take the
@@ -182,7 +185,7 @@ EndTimes price_ends(const TransformerSpec& model, const LayerShape& shape, const
   times.head_forward = price({norm(z), logits, cross_entropy}, gpu, cost);
   times.head_backward_input = price({logits, backward_of(cross_entropy), backward_of(norm(z))}, gpu, cost);
   times.head_backward_weight =
-      price(with_accumulation(weight_gradient(z.tokens, h, vocabulary, v), h * vocabulary, z.accumulate_bytes), gpu, cost);
+      price(with_accumulation(weight_gradient(scored, h, vocabulary, v), h * vocabulary, z.accumulate_bytes), gpu, cost);
   return times;
 }
 

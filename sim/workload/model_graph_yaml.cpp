@@ -315,14 +315,15 @@ int read_width(const MapReader& map, const std::string& key, long long max) {
 // The `transformer:` section (workloads/SCHEMA.md "Transformer"). Bounds only guard against
 // absurd input; shapes must split evenly (heads over the width, query heads over KV heads).
 TransformerSpec read_transformer(const Field& field) {
-  MapReader map(field, {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "sequence", "vocabulary", "activation",
-                        "embeddings", "position_embeddings", "biases", "norm", "source"});
+  MapReader map(field, {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "sequence", "vocabulary", "predicted_tokens",
+                        "activation", "embeddings", "position_embeddings", "biases", "norm", "source"});
   TransformerSpec t;
   t.layers = read_width(map, "layers", 100000);
   t.hidden = read_width(map, "hidden", 1 << 20);
   t.heads = read_width(map, "heads", 1 << 16);
   t.sequence = read_width(map, "sequence", 1 << 24);
   t.vocabulary = read_width(map, "vocabulary", 1 << 26);
+  if (auto predicted = map.optional("predicted_tokens")) t.predicted_tokens = static_cast<int>(read_integer(*predicted, 1, t.sequence));
   if (t.hidden % t.heads != 0)
     map.required("heads").fail("must divide hidden (" + std::to_string(t.hidden) + ") into equal heads");
   t.kv_heads = t.heads;

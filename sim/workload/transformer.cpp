@@ -60,7 +60,7 @@ double layer_attention_flops_per_sample(const TransformerSpec& t) {
   return 2 * 2 * s * s * t.hidden;  // scores Q K^T and context P V, every head over s x s
 }
 
-double head_flops_per_sample(const TransformerSpec& t) { return 2.0 * t.sequence * t.hidden * t.vocabulary; }
+double head_flops_per_sample(const TransformerSpec& t) { return 2.0 * t.head_tokens() * t.hidden * t.vocabulary; }
 
 double step_flops_with_recompute(const TransformerSpec& t, double global_batch) {
   const double layer = layer_linear_flops_per_sample(t) + layer_attention_flops_per_sample(t);
@@ -100,7 +100,7 @@ std::vector<Operator> transformer_operators(const TransformerSpec& t, double val
   }
   // The final norm: a few passes over the hidden state (as the gpt preset counts it).
   const int norm = add("ln_f", "elementwise", 5 * s * h, hidden_state_bytes, final_norm_parameters(t), {x});
-  const int head = add("lm_head", "matmul", head_flops_per_sample(t), s * t.vocabulary * value_bytes,
+  const int head = add("lm_head", "matmul", head_flops_per_sample(t), t.head_tokens() * t.vocabulary * value_bytes,
                        head_parameters(t), {norm});
   if (t.tied_embeddings) ops[head].shares_parameters_of = embedding;
   return ops;

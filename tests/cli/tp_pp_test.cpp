@@ -135,19 +135,25 @@ TEST(TensorPipelineCli, PipelineReceivesWaitForTheirSenders) {
 // The cost-model notes name only efficiencies the step prices: an A100's fp16 matmul and
 // attention efficiencies are copied from V100, which a dp step of the graph uses and a tp/pp
 // step (measured gemm rate, elementwise kernels) does not; a sweep of both says it once.
+// The cost-model notes name the copied efficiencies the step actually prices. A graph workload's
+// LSTM, matmul and attention operators take A100 values copied from V100; a transformer section
+// runs its layers' kernels (gemm, elementwise: measured on A100) under dp as under tp/pp, so
+// neither strategy notes anything for it, alone or swept together.
 TEST(TensorPipelineCli, CostNotesConcernOnlyTheKindsTheStepPrices) {
-  const std::string copied = "efficiencies (attention, matmul) are not measured on this GPU";
+  const std::string copied = "are not measured on this GPU";
   auto notes_of = [](const nlohmann::json& out) { return out["cost_model"]["notes"].dump(); };
-  const auto dp = run_scalecast("simulate --json --platform dgx-a100 --workload " + kSmallGpt + " --gpus 4");
-  ASSERT_EQ(dp.exit_code, 0) << dp.err;
-  EXPECT_NE(notes_of(nlohmann::json::parse(dp.out)).find(copied), std::string::npos) << dp.out;
-  EXPECT_NE(dp.err.find(copied), std::string::npos) << dp.err;
+  const auto graph = run_scalecast("simulate --json --platform dgx-a100 --workload gnmt --gpus 4");
+  ASSERT_EQ(graph.exit_code, 0) << graph.err;
+  EXPECT_NE(notes_of(nlohmann::json::parse(graph.out)).find(copied), std::string::npos) << graph.out;
+  EXPECT_NE(graph.err.find(copied), std::string::npos) << graph.err;
 
-  const auto tp =
-      run_scalecast("simulate --json --platform dgx-a100 --workload " + kSmallGpt + " --strategy tp:2,pp:2 --gpus 4");
-  ASSERT_EQ(tp.exit_code, 0) << tp.err;
-  EXPECT_EQ(nlohmann::json::parse(tp.out)["cost_model"]["notes"], nlohmann::json::array());
-  EXPECT_EQ(tp.err.find("not measured"), std::string::npos) << tp.err;
+  for (const std::string strategy : {"dp", "tp:2,pp:2"}) {
+    const auto result = run_scalecast("simulate --json --platform dgx-a100 --workload " + kSmallGpt + " --strategy " +
+                                      strategy + " --gpus 4");
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(nlohmann::json::parse(result.out)["cost_model"]["notes"], nlohmann::json::array()) << strategy;
+    EXPECT_EQ(result.err.find("not measured"), std::string::npos) << result.err;
+  }
 
   const auto both = run_scalecast("sweep --json --quiet --platform dgx-a100 --workload " + kSmallGpt +
                                   " --gpus 4 --strategies dp,tp:2,pp:2");
@@ -159,9 +165,7 @@ TEST(TensorPipelineCli, CostNotesConcernOnlyTheKindsTheStepPrices) {
       EXPECT_GT(row["waiting_s"].get<double>(), 0) << row;
     }
   }
-  const auto notes = swept["cost_model"]["notes"];
-  ASSERT_EQ(notes.size(), 1u) << notes;
-  EXPECT_NE(notes[0].get<std::string>().find(copied), std::string::npos) << notes;
+  EXPECT_EQ(swept["cost_model"]["notes"], nlohmann::json::array());
 }
 
 TEST(TensorPipelineCli, SweepAutoSaysWhenNoLayoutFits) {

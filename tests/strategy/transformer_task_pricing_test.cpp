@@ -66,6 +66,22 @@ TEST(TransformerTaskPricing, LayerTasksRunTheTpPpKernels) {
               1e-12);
 }
 
+// A masked LM's head runs its logits GEMM, cross entropy and weight gradient over the masked
+// positions only: an eighth of them cost about an eighth (the final norm still reads them all).
+TEST(TransformerTaskPricing, MaskedLmHeadIsPricedOverItsPredictedTokens) {
+  const Priced p = priced("gpt3-175b", 8);
+  TransformerSpec masked = *p.model.transformer;
+  masked.predicted_tokens = masked.sequence / 8;
+  LayerShape shape;
+  shape.microbatch = 8;
+  const GpuSpec& gpu = p.platform.node.gpu;
+  const EndTimes all = price_ends(*p.model.transformer, shape, gpu, p.cost);
+  const EndTimes some = price_ends(masked, shape, gpu, p.cost);
+  EXPECT_NEAR(some.head_backward_weight.total_s() / all.head_backward_weight.total_s(), 1.0 / 8, 0.03);
+  EXPECT_LT(some.head_forward.total_s(), all.head_forward.total_s() / 4);
+  EXPECT_EQ(some.embedding_forward.total_s(), all.embedding_forward.total_s());
+}
+
 // The dp lowering and the placement both use these prices.
 TEST(TransformerTaskPricing, WorkerPlanCarriesThePrices) {
   const Priced p = priced("gpt3-175b", 1);

@@ -84,6 +84,23 @@ TEST(Transformer, DerivedOperatorsCarryTheModelsFlopsAndWeights) {
   EXPECT_EQ(ops[1].activation_bytes_per_sample, 2.0 * t.sequence * t.hidden);
 }
 
+// A masked LM (BERT) scores only its masked positions: the head's FLOPs, its logits and the
+// derived lm_head operator shrink with them; the layers do not change.
+TEST(Transformer, MaskedLmHeadScoresOnlyItsPredictedTokens) {
+  TransformerSpec causal = megatron_gpt(4, 1024, 16);
+  TransformerSpec masked = causal;
+  masked.predicted_tokens = causal.sequence / 8;
+  EXPECT_EQ(causal.head_tokens(), causal.sequence);
+  EXPECT_EQ(masked.head_tokens(), causal.sequence / 8);
+  EXPECT_NEAR(head_flops_per_sample(masked) * 8, head_flops_per_sample(causal), 1e-3);
+  EXPECT_EQ(layer_linear_flops_per_sample(masked), layer_linear_flops_per_sample(causal));
+  EXPECT_EQ(transformer_parameters(masked), transformer_parameters(causal));
+  const Operator head = transformer_operators(masked, 2).back();
+  EXPECT_EQ(head.activation_bytes_per_sample, 2.0 * masked.head_tokens() * masked.vocabulary);
+  masked.predicted_tokens = causal.sequence * 2;  // a sequence resized below it: every token at most
+  EXPECT_EQ(masked.head_tokens(), causal.sequence);
+}
+
 const std::string kTransformerWorkload = R"(name: tiny-gpt
 precision: fp16
 batch_per_gpu: 2
@@ -125,6 +142,8 @@ TEST(Transformer, WorkloadFileRefusesInconsistentShapesNamingTheField) {
       {base + "operators:\n  - {name: a, kind: matmul, flops_per_sample: 1, activation_bytes_per_sample: 1}\n",
        "operators", "not both"},
       {replace(base, "global_batch: 64", "global_batch: 0"), "global_batch", ""},
+      {replace(base, "vocabulary: 1000", "vocabulary: 1000, predicted_tokens: 129"), "transformer.predicted_tokens", ""},
+      {replace(base, "vocabulary: 1000", "vocabulary: 1000, predicted_tokens: 0"), "transformer.predicted_tokens", ""},
   };
   for (const Case& c : cases) {
     const InputError error = parse_error(c.text);

@@ -377,30 +377,6 @@ def gpt(layers=24, d=1024, seq=1024, vocab=50257):
 
 
 
-def bert(layers=24, d=1024, seq=128, vocab=30522, masked=20, positions=512):
-    """BERT-large pretraining as NVIDIA DeepLearningExamples runs it (PyTorch/LanguageModeling/BERT,
-    bert_config.json: 24 layers, hidden 1024, 16 heads, 4096 intermediate, 30522-token vocabulary,
-    512 positions). The masked-LM head runs only on the masked positions (run_pretraining.py
-    gathers them before the head: max_predictions_per_seq 20 at sequence 128, 80 at 512) and
-    its decoder is tied to the word embedding; the next-sentence head reads the first token."""
-    g = Graph(4)
-    # Word, position and token-type embeddings and their LayerNorm: the tied decoder updates
-    # every word row each step, so the gradient is dense.
-    emb = g.add("embedding", "embedding", 0, seq * d, (vocab + positions + 2) * d + 2 * d, [], input_bytes=seq * 4 * 3)
-    x = emb
-    for l in range(layers):
-        # Self-attention over the whole sequence (no causal mask): QKV and output projections,
-        # scores and context; then the 4d feed-forward block; each with its LayerNorm.
-        attn = g.add(f"layer{l}.attention", "attention", 2 * (seq * 4 * d * d + 2 * seq * seq * d), seq * d,
-                     4 * d * d + 4 * d + 2 * d, [x])
-        x = g.add(f"layer{l}.mlp", "matmul", 2 * seq * 8 * d * d, seq * d, 8 * d * d + 5 * d + 2 * d, [attn])
-    g.add("nsp_head", "matmul", 2 * (d * d + 2 * d), 2, d * d + d + 2 * d + 2, [x])
-    # The decoder's weights are the word embedding's; its output bias is counted here.
-    g.add("mlm_transform", "matmul", 2 * masked * d * d, masked * d, d * d + d + 2 * d + vocab, [x])
-    g.add("mlm_decoder", "matmul", 2 * masked * d * vocab, masked * vocab, 0, ["mlm_transform"], shares="embedding")
-    return g
-
-
 # Transformers described by their published configuration (the `transformer:` section): the
 # loader derives the operator graph, and tensor/pipeline strategies cut the layers themselves.
 # Sources: workloads/README.md#gpt3-175b, #llama-70b.
@@ -436,6 +412,33 @@ TRANSFORMERS = {
 }
 
 
+# BERT-large pretraining as DeepLearningExamples' PyTorch BERT runs it at a9e2c1d5 (the commit of
+# its README's DGX A100 tables): bert_configs/large.json with the vocabulary padded to a multiple
+# of 8 (run_pretraining.py: 30522 -> 30528); the masked-LM head scores max_predictions_per_seq
+# positions (scripts/run_pretraining.sh: 20 at 128 tokens, 80 at 512); FusedLAMBAMP
+# (lamb_amp_opt/), which under --fp16 (model.half()) keeps the fp32 master weights and reads the
+# fp16 gradients itself. Left out: the 512-row position table beside 128-token sequences, token
+# types, the masked-LM transform and the next-sentence head (about 2 M of 336 M weights).
+BERT_SOURCE = "DeepLearningExamples PyTorch/LanguageModeling/BERT at a9e2c1d5: bert_configs/large.json, run_pretraining.py"
+CALIBRATION_TRANSFORMERS = {
+    f"bert_large_dle_seq{seq}": {
+        "arch": {"layers": 24, "hidden": 1024, "heads": 16, "ffn_hidden": 4096, "sequence": seq, "vocabulary": 30528,
+                 "predicted_tokens": masked, "activation": "gelu", "embeddings": "tied",
+                 "position_embeddings": "learned", "biases": "yes", "norm": "layernorm", "source": BERT_SOURCE},
+        "description": f"BERT-large pretraining phase {phase} as NVIDIA DeepLearningExamples runs it: 24 layers, hidden "
+                       f"1024, 16 heads, {seq}-token sequences, masked-LM head on {masked} positions, LAMB",
+        "precision": "fp32", "batch": batch, "global_batch": global_batch,
+        "dataset": f"Wikipedia + BookCorpus, phase {phase}: {steps} steps x {global_batch} {seq}-token sequences",
+        "tokens": steps * global_batch * seq,
+        "target": f"the phase-{phase} step budget of the LAMB recipe",
+        "efficiency_source": f"one pass over phase {phase}'s samples at its global batch: DeepLearningExamples BERT "
+                             f"scripts/run_pretraining.sh, {steps} steps at {global_batch} (You et al. 2020, LAMB)",
+        "optimizer": {"algorithm": "lamb", "implementation": "fused", "master_weights": "in_update"},
+    }
+    for seq, masked, batch, phase, steps, global_batch in ((128, 20, 128, 1, 7038, 65536), (512, 80, 16, 2, 1563, 32768))
+}
+
+
 def transformer_parameters(a):
     """Weights of a transformer configuration (the loader's layer_parameters() and embeddings)."""
     h, f, v, s = a["hidden"], a["ffn_hidden"], a["vocabulary"], a["sequence"]
@@ -459,10 +462,11 @@ def render_transformer(name, preset):
              f"name: {name}",
              f"description: \"{preset['description']}\"",
              f"precision: {preset['precision']}",
-             "batch_per_gpu: 1",
+             f"batch_per_gpu: {preset.get('batch', 1)}",
              f"global_batch: {preset['global_batch']}",
              f"dataset: {{name: \"{preset['dataset']}\", samples: {fmt(samples)}}}",
              f"target_metric: \"{preset['target']}\"",
+             *([f"optimizer: {yaml_value(preset['optimizer'])}"] if "optimizer" in preset else []),
              "statistical_efficiency:",
              f"  measured: [[{preset['global_batch']}, 1]]",
              f"  source: \"{preset['efficiency_source']}\"",
@@ -492,20 +496,8 @@ def yaml_value(v):
     return str(v)
 
 
-def efficiency_lines(meta):
-    """The statistical_efficiency section: the dataset's (E_min, B_crit) pair, or a preset's own
-    measured points (meta["measured"]: [[global batch, epochs], ...] with meta["efficiency_source"])."""
-    if "measured" in meta:
-        return ["statistical_efficiency:", f"  measured: {yaml_value(meta['measured'])}",
-                f"  source: \"{meta['efficiency_source']}\""]
-    eff = STATISTICAL_EFFICIENCY[meta["dataset_key"]]
-    return ["statistical_efficiency:",
-            f"  min_epochs: {fmt(eff['min_epochs'])}",
-            f"  critical_batch: {fmt(eff['critical_batch'])}",
-            f"  source: \"{eff['source']}\""]
-
-
 def render(meta, g, notes):
+    eff = STATISTICAL_EFFICIENCY[meta["dataset_key"]]
     lines = [f"# Generated by tools/workloads/generate_workloads.py: edit the script, not this file.",
              f"# {len(g.ops)} operators (+ the loss the loader appends); forward "
              f"{g.flops() / 1e9:.3f} GFLOP per sample; {g.params() / 1e6:.2f} M parameters.",
@@ -517,7 +509,10 @@ def render(meta, g, notes):
              f"dataset: {{name: \"{meta['dataset']}\", samples: {meta['samples']}}}",
              f"target_metric: \"{meta['target']}\"",
              *([f"optimizer: {yaml_value(meta['optimizer'])}"] if "optimizer" in meta else []),
-             *efficiency_lines(meta),
+             "statistical_efficiency:",
+             f"  min_epochs: {fmt(eff['min_epochs'])}",
+             f"  critical_batch: {fmt(eff['critical_batch'])}",
+             f"  source: \"{eff['source']}\"",
              "operators:"]
     for op in g.ops:
         lines.append("  - " + yaml_value(op))
@@ -572,6 +567,8 @@ def presets():
         ["One sample = one 1024-token sequence (9.04 B training tokens / 1024)."])
     for name, preset in TRANSFORMERS.items():
         yield f"{name}.yaml", render_transformer(name, preset)
+    for name, preset in CALIBRATION_TRANSFORMERS.items():
+        yield f"calibration/{name}.yaml", render_transformer(name, preset)
     # Calibration variants (workloads/calibration/): the configurations NVIDIA measured.
     yield "calibration/gnmt_v2_dle.yaml", render({
         "name": "gnmt_v2_dle", "description": "GNMT v2 as NVIDIA DeepLearningExamples benchmarks it: 4+4 layers, 1024 units, 32320 vocabulary",
@@ -586,29 +583,6 @@ def presets():
          "clip_grad_norm_(max 5.0) and before zero_grad() (seq2seq/train/fp_optimizers.py); in mixed",
          "precision apex amp O2 casts the model to fp16 and keeps fp32 master weights",
          "(seq2seq/train/trainer.py: amp.initialize(opt_level='O2')), so its gradients are fp16."])
-    # BERT-large pretraining as DeepLearningExamples' PyTorch BERT runs it at a9e2c1d5 (the
-    # commit of its README's DGX A100 tables): scripts/run_pretraining.sh's phases, FusedLAMBAMP,
-    # and under --fp16 with allreduce_post_accumulation_fp16 the whole model in fp16
-    # (model.half()) with the optimizer's fp32 master copies.
-    bert_notes = [
-        "DeepLearningExamples PyTorch/LanguageModeling/BERT at a9e2c1d5: bert_configs/large.json, the",
-        "vocabulary padded to a multiple of 8 (run_pretraining.py: 30522 -> 30528); the masked-LM head",
-        "runs on max_predictions_per_seq positions (scripts/run_pretraining.sh). Optimizer",
-        "FusedLAMBAMP (lamb_amp_opt/): fused LAMB on fp32 master weights, reading the fp16 gradients",
-        "and writing the fp16 weights itself (master_weights: in_update); zero_grad(set_to_none=True)."]
-    for seq, masked, batch, phase, steps, global_batch in ((128, 20, 128, 1, 7038, 65536), (512, 80, 16, 2, 1563, 32768)):
-        yield f"calibration/bert_large_dle_seq{seq}.yaml", render({
-            "name": f"bert_large_dle_seq{seq}",
-            "description": f"BERT-large pretraining phase {phase} as NVIDIA DeepLearningExamples runs it: 24 layers, "
-                           f"hidden 1024, 16 heads, {seq}-token sequences, {masked} masked positions",
-            "precision": "fp32", "batch": batch,
-            "dataset": f"Wikipedia + BookCorpus, phase {phase}: {steps} steps x {global_batch} {seq}-token sequences",
-            "samples": steps * global_batch, "target": f"the phase-{phase} step budget of the LAMB recipe",
-            "measured": [[global_batch, 1]],
-            "efficiency_source": f"one pass over phase {phase}'s samples at its global batch: DeepLearningExamples "
-                                 f"BERT scripts/run_pretraining.sh, {steps} steps at {global_batch} (You et al. 2020, LAMB)",
-            "optimizer": {"algorithm": "lamb", "implementation": "fused", "master_weights": "in_update"}},
-            bert(seq=seq, masked=masked, vocab=30528), bert_notes)
     yield "calibration/resnet50_fp32.yaml", render({
         "name": "resnet50_fp32", "description": "ResNet-50 v1.5 in fp32 (DeepLearningExamples FP32/TF32 benchmark)",
         "precision": "fp32", "batch": 256, "dataset": "ImageNet-1k", "samples": 1281167,
