@@ -113,6 +113,10 @@ int micro_batches_per_step(const ValidationCase& c, int batch, int gpus) {
 // what the cost model is calibrated with), each at its own batch.
 double simulate_cross_generation(const ValidationCase& c) {
   ModelGraph model = load_model_graph(workload_in_tree(c.text("workload")));
+  // single_gpu_step prices operators by their roofline; a transformer runs its layers' kernels
+  // in simulate (transformer_task_pricing.h), which this estimate does not.
+  if (model.transformer)
+    throw InputError(c.file, c.field + ".workload", "is a transformer section; cross_generation compares graph workloads");
   if (auto precision = c.optional_text("precision")) model = at_precision(std::move(model), *precision);
   const CostModelTable table = load_cost_model_table();
   auto samples_per_s = [&](const std::string& platform_field, const std::string& batch_field) {

@@ -89,6 +89,30 @@ TEST(ValidationCases, DpSpeedupAccumulationFieldsAreChecked) {
   }
 }
 
+// A base of as many GPUs as the point (or none) is refused naming the field; cross_generation's
+// roofline estimate refuses a transformer, whose layers simulate prices from their kernels.
+TEST(ValidationCases, DpSpeedupBaseAndCrossGenerationWorkloadAreChecked) {
+  const auto cases = parse_validation_cases(
+      "cases:\n"
+      "  - {name: a, kind: dp_speedup, workload: resnet50, platform: dgx1-v100, gpus: 8, base_gpus: 8, measured: 1,"
+      " source: s}\n"
+      "  - {name: b, kind: cross_generation, workload: gpt3-175b, base_platform: dgx-a100, platform: dgx-h100,"
+      " batch: 1, measured: 2, source: s}\n",
+      "cases.yaml");
+  try {
+    validation_kind("dp_speedup").simulate(cases[0]);
+    ADD_FAILURE() << "base_gpus equal to gpus accepted";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field(), "cases[0].base_gpus");
+  }
+  try {
+    validation_kind("cross_generation").simulate(cases[1]);
+    ADD_FAILURE() << "a transformer accepted by cross_generation";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field(), "cases[1].workload");
+  }
+}
+
 TEST(ValidationJudge, ErrorIsRelativeAndGapsAreAcceptedOnlyUpToTheirBound) {
   auto cases = parse_validation_cases(kTwoCases, "cases.yaml");
   const ValidationResult a = judge(cases[0], 210);
