@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -109,14 +110,70 @@ int micro_batches_per_step(const ValidationCase& c, int batch, int gpus) {
   }
 }
 
-// Single-GPU training throughput on `platform` over that on `base_platform` (single_gpu_step:
-// what the cost model is calibrated with), each at its own batch.
+// The case's workload on `platform` as a placed dp scenario: its `batch` (when given), and the
+// case's precision, global_batch, sync (every | last) and bucket_mb.
+Scenario dp_case_scenario(const ValidationCase& c, const std::string& platform, std::optional<int> batch) {
+  ModelGraph model = load_model_graph(workload_in_tree(c.text("workload")));
+  if (batch) model.batch_per_gpu = *batch;
+  if (auto precision = c.optional_text("precision")) model = at_precision(std::move(model), *precision);
+  Scenario scenario = workload_scenario(load_platform(platform), std::move(model), {}, c.text("workload"));
+  if (c.optional_text("global_batch")) scenario.global_batch = c.integer("global_batch");
+  const std::string sync = c.optional_text("sync").value_or("last");
+  if (sync != "every" && sync != "last")
+    throw InputError(c.file, c.field + ".sync", "expected every or last, got '" + sync + "'");
+  scenario.reduce_every_micro_batch = sync == "every";
+  const StrategySpec dp{};
+  HybridOptions options;
+  if (c.optional_text("bucket_mb")) options.bucket_bytes = double(c.integer("bucket_mb")) * 1024 * 1024;
+  add_strategy(scenario, dp, options);
+  place_strategy(scenario, dp);
+  return scenario;
+}
+
+// The time of one batch at each (scenario, GPUs) point, as simulate runs it: the step over the
+// batches each GPU accumulates. Each point runs in a process of its own (SimGrid's engine runs
+// once per process); the points are checked first, so a refusal names the request.
+struct DpPoint {
+  const Scenario* scenario;
+  int gpus;
+};
+std::vector<double> dp_batch_times_s(const std::vector<DpPoint>& points, const std::string& kind) {
+  const StrategySpec dp{};
+  for (const DpPoint& point : points) check_point(*point.scenario, dp, point.gpus);
+  std::vector<double> batch_s(points.size(), 0);
+  std::string failure;
+  run_in_processes(
+      static_cast<int>(points.size()), 1,
+      [&](int i) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.17g", simulate_point(*points[i].scenario, dp, points[i].gpus).step.step_time_s);
+        return std::string(text);
+      },
+      [&](int i, const JobOutcome& outcome) {
+        if (outcome.exit_code != 0) failure = outcome.output;
+        else batch_s[i] = std::stod(outcome.output) / dp_micro_batches(*points[i].scenario, dp, points[i].gpus);
+      });
+  if (!failure.empty()) throw std::runtime_error(kind + ": " + failure);
+  return batch_s;
+}
+
+// A transformer's single-GPU throughput ratio, each GPU as simulate runs it (its layers'
+// kernels, transformer_task_pricing.h), which single_gpu_step's roofline does not price.
+double simulate_transformer_cross_generation(const ValidationCase& c) {
+  const int batch = c.integer("batch");
+  const int base_batch = c.optional_text("base_batch") ? c.integer("base_batch") : batch;
+  const Scenario base = dp_case_scenario(c, c.text("base_platform"), base_batch);
+  const Scenario target = dp_case_scenario(c, c.text("platform"), batch);
+  const std::vector<double> batch_s = dp_batch_times_s({{&base, 1}, {&target, 1}}, "cross_generation");
+  return (batch / batch_s[1]) / (base_batch / batch_s[0]);
+}
+
+// Single-GPU training throughput on `platform` over that on `base_platform`, each at its own
+// batch: single_gpu_step (what the cost model is calibrated with) for an operator graph, the
+// simulated step for a transformer.
 double simulate_cross_generation(const ValidationCase& c) {
   ModelGraph model = load_model_graph(workload_in_tree(c.text("workload")));
-  // single_gpu_step prices operators by their roofline; a transformer runs its layers' kernels
-  // in simulate (transformer_task_pricing.h), which this estimate does not.
-  if (model.transformer)
-    throw InputError(c.file, c.field + ".workload", "is a transformer section; cross_generation compares graph workloads");
+  if (model.transformer) return simulate_transformer_cross_generation(c);
   if (auto precision = c.optional_text("precision")) model = at_precision(std::move(model), *precision);
   const CostModelTable table = load_cost_model_table();
   auto samples_per_s = [&](const std::string& platform_field, const std::string& batch_field) {
@@ -221,41 +278,13 @@ double simulate_layer_time_ms(const ValidationCase& c) {
 // batches on fewer GPUs, and `sync: every` reduces after each of them (apex's DDP) instead of
 // only the last (PyTorch DDP's no_sync). `bucket_mb` is DDP's bucket_cap_mb (default 25).
 double simulate_dp_speedup(const ValidationCase& c) {
-  ModelGraph model = load_model_graph(workload_in_tree(c.text("workload")));
-  if (c.optional_text("batch")) model.batch_per_gpu = c.integer("batch");
-  if (auto precision = c.optional_text("precision")) model = at_precision(std::move(model), *precision);
-  Scenario scenario = workload_scenario(load_platform(c.text("platform")), std::move(model), {}, c.text("workload"));
-  if (c.optional_text("global_batch")) scenario.global_batch = c.integer("global_batch");
-  const std::string sync = c.optional_text("sync").value_or("last");
-  if (sync != "every" && sync != "last")
-    throw InputError(c.file, c.field + ".sync", "expected every or last, got '" + sync + "'");
-  scenario.reduce_every_micro_batch = sync == "every";
-  const StrategySpec dp{};
-  HybridOptions options;
-  if (c.optional_text("bucket_mb")) options.bucket_bytes = double(c.integer("bucket_mb")) * 1024 * 1024;
-  add_strategy(scenario, dp, options);
-  place_strategy(scenario, dp);
+  const std::optional<int> batch = c.optional_text("batch") ? std::optional<int>(c.integer("batch")) : std::nullopt;
+  const Scenario scenario = dp_case_scenario(c, c.text("platform"), batch);
   const int gpus = c.integer("gpus");
   const int base_gpus = c.optional_text("base_gpus") ? c.integer("base_gpus") : 1;
   if (base_gpus < 1 || base_gpus >= gpus)
     throw InputError(c.file, c.field + ".base_gpus", "expected at least 1 and fewer than gpus (" + std::to_string(gpus) + ")");
-  const int points[] = {base_gpus, gpus};
-  for (int point : points) check_point(scenario, dp, point);
-  // Each point in a process of its own (SimGrid's engine runs once per process).
-  double batch_s[2] = {0, 0};
-  std::string failure;
-  run_in_processes(
-      2, 1,
-      [&](int i) {
-        char text[32];
-        std::snprintf(text, sizeof text, "%.17g", simulate_point(scenario, dp, points[i]).step.step_time_s);
-        return std::string(text);
-      },
-      [&](int i, const JobOutcome& outcome) {
-        if (outcome.exit_code != 0) failure = outcome.output;
-        else batch_s[i] = std::stod(outcome.output) / dp_micro_batches(scenario, dp, points[i]);
-      });
-  if (!failure.empty()) throw std::runtime_error("dp_speedup: " + failure);
+  const std::vector<double> batch_s = dp_batch_times_s({{&scenario, base_gpus}, {&scenario, gpus}}, "dp_speedup");
   return double(gpus) / base_gpus * batch_s[0] / batch_s[1];
 }
 
