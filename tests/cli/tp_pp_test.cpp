@@ -168,6 +168,22 @@ TEST(TensorPipelineCli, CostNotesConcernOnlyTheKindsTheStepPrices) {
   EXPECT_EQ(swept["cost_model"]["notes"], nlohmann::json::array());
 }
 
+// The gpt preset is a transformer section: dp, hybrid:M and tp/pp all run it, and one GPU's
+// layers cost the same under dp as under tp:1,pp:1 (the step differs by the optimizer: the
+// workload's fused SGD under dp, Megatron's Adam with fp32 main weights under tp/pp).
+TEST(TensorPipelineCli, TheGptPresetRunsEveryStrategy) {
+  auto step_s = [](const std::string& arguments) {
+    const auto result = run_scalecast("simulate --json --platform dgx-a100 --workload gpt " + arguments);
+    EXPECT_EQ(result.exit_code, 0) << arguments << ": " << result.err;
+    return result.exit_code == 0 ? nlohmann::json::parse(result.out)["step_time_s"].get<double>() : 0.0;
+  };
+  EXPECT_GT(step_s("--gpus 8 --strategy hybrid:2"), 0);
+  EXPECT_GT(step_s("--gpus 8 --strategy tp:2,pp:2"), 0);
+  const double dp = step_s("--gpus 1"), tp_pp = step_s("--gpus 1 --strategy tp:1,pp:1,mb:8 --global-batch 8");
+  EXPECT_GT(dp, 0);
+  EXPECT_NEAR(tp_pp / dp, 1, 0.1) << dp << " s under dp, " << tp_pp << " s under tp:1,pp:1";
+}
+
 TEST(TensorPipelineCli, SweepAutoSaysWhenNoLayoutFits) {
   const auto result = run_scalecast("sweep --json --platform dgx-a100 --workload gpt3-175b --gpus 8 --strategies auto");
   ASSERT_EQ(result.exit_code, 0) << result.err;

@@ -77,7 +77,7 @@ TEST(Calibration, PresetsExposeModelParallelism) {
   const GpuSpec gpu = load_platform("dgx1-v100").node.gpu;
   const CostModelTable table = load_cost_model_table();
   std::map<std::string, double> bound;
-  for (const char* name : {"inception_v3", "resnet50", "gnmt", "gnmt_wavefront", "biglstm", "biglstm_wavefront", "gpt"}) {
+  for (const char* name : {"inception_v3", "resnet50", "gnmt", "gnmt_wavefront", "biglstm", "biglstm_wavefront"}) {
     const ModelGraph model = load_model_graph(name);
     const ComputeCostModel cost = compute_cost_model_for(table, gpu, model.precision);
     const StepEstimate serial = single_gpu_step(model, model.batch_per_gpu, gpu, cost);
