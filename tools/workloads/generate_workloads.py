@@ -433,7 +433,8 @@ CALIBRATION_TRANSFORMERS = {
     for seq, masked, batch, phase, steps, global_batch in ((128, 20, 128, 1, 7038, 65536), (512, 80, 16, 2, 1563, 32768))
 }
 # SQuAD v1.1 fine-tuning as run_squad.py runs it (same commit): 384-token sequences, apex amp O2
-# with FusedAdam under --fp16 (fp32 master weights, separate copies). Its head is a 1024 x 2
+# with FusedAdam under --fp16 (fp32 master weights, separate copies). Without --fp16 the script
+# updates with BertAdam (optimization.py, unfused), which this preset does not price. Its head is a 1024 x 2
 # start/end classifier over every token (1.6 MFLOP per sample); predicted_tokens: 1 stands in
 # for it (one token's logits over the vocabulary, 62.5 MFLOP): either is under 0.03% of the
 # layers' 246 GFLOP. The sample budget is SQuAD v1.1's 87,599 training questions (Rajpurkar et
