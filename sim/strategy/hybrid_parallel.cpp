@@ -63,11 +63,10 @@ WorkerPlan prepare_worker(const ModelGraph& model, const PlatformSpec& platform,
   plan.step = training_graph(model, model.batch_per_gpu);
 
   PlacementProblem& problem = plan.problem;
-  for (const StepTask& step_task : plan.step.tasks) {
-    plan.priced.push_back(price_step_task(model, step_task, platform.node.gpu, cost));
-    problem.tasks.push_back({step_task.name, group_of(model, step_task.op),
-                             compute_duration_s(plan.priced.back(), platform.node.gpu, cost)});
-  }
+  plan.priced = price_step_tasks(model, plan.step, platform.node.gpu, cost);
+  for (size_t t = 0; t < plan.step.tasks.size(); ++t)
+    problem.tasks.push_back({plan.step.tasks[t].name, group_of(model, plan.step.tasks[t].op),
+                             compute_duration_s(plan.priced[t], platform.node.gpu, cost)});
   for (const StepEdge& edge : plan.step.edges) problem.edges.push_back({edge.from, edge.to, edge.bytes});
   problem.group_memory_bytes.assign(model.operators.size(), 0);
   for (size_t op = 0; op < model.operators.size(); ++op)
@@ -181,12 +180,12 @@ struct BatchRole {
 // One batch's compute tasks on GPU `slot`, in the order the placement's schedule runs them. A
 // gradient is ready after its last weight-gradient task (a weight shared by several operators:
 // after its last contribution), then after its add and its copy when the role has them.
-// Returns the GPU's gradients in the order they become ready. `slots`, when given, records
-// where the step's tasks landed and the weights the GPU holds (the last batch: transfers and the
-// update use them).
+// `contributions` counts each owner's weight-gradient tasks (weight_gradient_contributions; the
+// copy is used up). Returns the GPU's gradients in the order they become ready. `slots`, when
+// given, records where the step's tasks landed and the weights the GPU holds (the last batch:
+// transfers and the update use them).
 std::vector<ReadyGradient> append_batch(const ModelGraph& model, const WorkerPlan& plan, int slot, const BatchRole& role,
-                                        std::vector<Task>& tasks, TaskSlots* slots) {
-  std::vector<int> contributions = weight_gradient_contributions(model, plan);
+                                        std::vector<int> contributions, std::vector<Task>& tasks, TaskSlots* slots) {
   std::vector<ReadyGradient> ready;
   for (size_t k = 0; k < plan.placement.task_order[slot].size(); ++k) {
     const int t = plan.placement.task_order[slot][k];
@@ -220,9 +219,11 @@ void add_earlier_micro_batches(const ModelGraph& model, const WorkerPlan& plan, 
                                const GradientAccumulation& accumulation, ExecutionGraph& graph) {
   auto& tasks = graph.programs[0].tasks;
   const bool reduces = workers > 1 && accumulation.reduce_every_micro_batch;
+  const std::vector<int> contributions = weight_gradient_contributions(model, plan);
   for (int batch = 0; batch + 1 < accumulation.micro_batches; ++batch) {
     const std::string prefix = "batch" + std::to_string(batch) + ".";
-    const std::vector<ReadyGradient> ready = append_batch(model, plan, 0, {prefix, batch > 0, reduces}, tasks, nullptr);
+    const std::vector<ReadyGradient> ready =
+        append_batch(model, plan, 0, {prefix, batch > 0, reduces}, contributions, tasks, nullptr);
     if (reduces) append_ddp_reduction(ready, ddp_lowering(options, 0, prefix + "gpu0"), tasks);
   }
 }
@@ -234,9 +235,10 @@ TaskSlots add_compute_tasks(const ModelGraph& model, const WorkerPlan& plan, int
   const int m = plan.gpus_per_worker;
   TaskSlots slots{std::vector<int>(plan.step.tasks.size(), -1), std::vector<int>(plan.step.tasks.size(), -1),
                   std::vector<std::vector<ReadyGradient>>(m), std::vector<double>(m, 0)};
+  const std::vector<int> contributions = weight_gradient_contributions(model, plan);
   for (int slot = 0; slot < m; ++slot)
-    slots.ready[slot] =
-        append_batch(model, plan, slot, {"", accumulates, workers > 1}, graph.programs[slot].tasks, &slots);
+    slots.ready[slot] = append_batch(model, plan, slot, {"", accumulates, workers > 1}, contributions,
+                                     graph.programs[slot].tasks, &slots);
   return slots;
 }
 

@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "sim/strategy/transformer_layer_costs.h"
 #include "sim/workload/transformer.h"
 
 namespace scalecast {
@@ -24,17 +23,22 @@ KernelSequenceTime block_pass(const BlockTimes& block, Pass pass) {
 
 }  // namespace
 
-std::optional<KernelSequenceTime> transformer_task_time(const ModelGraph& model, const StepTask& task,
-                                                        const GpuSpec& gpu, const ComputeCostModel& cost) {
+std::optional<TransformerPrices> transformer_prices(const ModelGraph& model, const GpuSpec& gpu,
+                                                    const ComputeCostModel& cost) {
   if (!model.transformer) return std::nullopt;
-  const TransformerSpec& spec = *model.transformer;
   LayerShape shape;
   shape.microbatch = model.batch_per_gpu;
   shape.value_bytes = bytes_per_activation_value(model.precision);
+  return TransformerPrices{price_layer(*model.transformer, shape, gpu, cost),
+                           price_ends(*model.transformer, shape, gpu, cost)};
+}
+
+std::optional<KernelSequenceTime> transformer_task_time(const ModelGraph& model, const StepTask& task,
+                                                        const TransformerPrices& prices) {
   const Operator& op = model.operators.at(task.op);
-  if (ends_with(op.name, ".attention")) return block_pass(price_layer(spec, shape, gpu, cost).attention, task.pass);
-  if (ends_with(op.name, ".mlp")) return block_pass(price_layer(spec, shape, gpu, cost).mlp, task.pass);
-  const EndTimes ends = price_ends(spec, shape, gpu, cost);
+  if (ends_with(op.name, ".attention")) return block_pass(prices.layer.attention, task.pass);
+  if (ends_with(op.name, ".mlp")) return block_pass(prices.layer.mlp, task.pass);
+  const EndTimes& ends = prices.ends;
   if (op.name == "embedding") return task.pass == Pass::forward ? ends.embedding_forward : ends.embedding_backward;
   if (op.name == "lm_head") {
     if (task.pass == Pass::forward) return ends.head_forward;
@@ -44,25 +48,29 @@ std::optional<KernelSequenceTime> transformer_task_time(const ModelGraph& model,
   return std::nullopt;
 }
 
-Task price_step_task(const ModelGraph& model, const StepTask& step_task, const GpuSpec& gpu,
-                     const ComputeCostModel& cost) {
-  Task task;
-  task.kind = TaskKind::compute;
-  task.name = step_task.name;
-  task.op_kind = step_task.kind;
-  task.flops = step_task.flops;
-  task.stream = 0;
-  task.step = 0;
-  if (auto time = transformer_task_time(model, step_task, gpu, cost)) {
-    task.duration_s = time->total_s();
-    task.compute_bound_s = time->compute_s;
-    task.memory_bound_s = time->memory_s;
-    task.memory_bytes = time->memory_bytes;
-    return task;
+std::vector<Task> price_step_tasks(const ModelGraph& model, const TrainingGraph& step, const GpuSpec& gpu,
+                                   const ComputeCostModel& cost) {
+  const std::optional<TransformerPrices> prices = transformer_prices(model, gpu, cost);
+  std::vector<Task> tasks;
+  for (const StepTask& step_task : step.tasks) {
+    Task task;
+    task.kind = TaskKind::compute;
+    task.name = step_task.name;
+    task.op_kind = step_task.kind;
+    task.flops = step_task.flops;
+    task.stream = 0;
+    task.step = 0;
+    task.duration_s = -1;  // priced by the cost model on the simulated GPU
+    task.memory_bytes = step_task.memory_bytes;
+    if (auto time = prices ? transformer_task_time(model, step_task, *prices) : std::nullopt) {
+      task.duration_s = time->total_s();
+      task.compute_bound_s = time->compute_s;
+      task.memory_bound_s = time->memory_s;
+      task.memory_bytes = time->memory_bytes;
+    }
+    tasks.push_back(std::move(task));
   }
-  task.duration_s = -1;  // priced by the cost model on the simulated GPU
-  task.memory_bytes = step_task.memory_bytes;
-  return task;
+  return tasks;
 }
 
 }  // namespace scalecast

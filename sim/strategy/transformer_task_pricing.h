@@ -17,23 +17,36 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "sim/cost/compute_cost.h"
 #include "sim/platform/platform_spec.h"
+#include "sim/strategy/transformer_layer_costs.h"
 #include "sim/trace/execution_graph.h"
 #include "sim/workload/model_graph.h"
 #include "sim/workload/training_graph.h"
 
 namespace scalecast {
 
-// The kernel sequence one step task runs, for a transformer workload's operators; nullopt when
-// the task is priced by its own roofline.
-std::optional<KernelSequenceTime> transformer_task_time(const ModelGraph& model, const StepTask& task,
-                                                        const GpuSpec& gpu, const ComputeCostModel& cost);
+// A transformer workload's kernel times at its batch per GPU: every layer's (they are alike) and
+// the embedding's and head's. Priced once per worker plan.
+struct TransformerPrices {
+  LayerTimes layer;
+  EndTimes ends;
+};
+// nullopt for a graph workload (no transformer section).
+std::optional<TransformerPrices> transformer_prices(const ModelGraph& model, const GpuSpec& gpu,
+                                                    const ComputeCostModel& cost);
 
-// The compute task for a step task: priced from its kernels when transformer_task_time gives
-// them (duration and its compute- and memory-bound parts fixed), else left to the cost model on
-// the simulated GPU (duration -1: flops, bytes and kind).
-Task price_step_task(const ModelGraph& model, const StepTask& task, const GpuSpec& gpu, const ComputeCostModel& cost);
+// The kernel sequence one step task runs, for a transformer workload's operators; nullopt when
+// the task is priced by its own roofline (an operator the derived graph does not name).
+std::optional<KernelSequenceTime> transformer_task_time(const ModelGraph& model, const StepTask& task,
+                                                        const TransformerPrices& prices);
+
+// The compute tasks for a training step's tasks, in order: priced from their kernels when the
+// model is a transformer (duration and its compute- and memory-bound parts fixed), else left to
+// the cost model on the simulated GPU (duration -1: flops, bytes and kind).
+std::vector<Task> price_step_tasks(const ModelGraph& model, const TrainingGraph& step, const GpuSpec& gpu,
+                                   const ComputeCostModel& cost);
 
 }  // namespace scalecast

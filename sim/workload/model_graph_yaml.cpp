@@ -54,36 +54,30 @@ double read_positive(const Field& field, const limits::Range& range) {
   return value;
 }
 
-// One of two words, as the schema spells them (yes/no and 0/1 are not taken: they read as
-// typos of the other field values).
-bool read_either(const Field& field, const std::string& yes, const std::string& no) {
+// One of `choices`, as the schema spells them.
+std::string read_choice(const Field& field, const std::vector<std::string>& choices) {
   const std::string word = read_name(field);
-  if (word != yes && word != no) field.fail("expected " + yes + " or " + no + ", got '" + word + "'");
-  return word == yes;
+  if (std::find(choices.begin(), choices.end(), word) == choices.end())
+    field.fail("expected one of: " + join_words(choices) + ", got '" + word + "'");
+  return word;
 }
 
 OptimizerSpec read_optimizer(const Field& field) {
   MapReader map(field, {"algorithm", "implementation", "clip_grad_norm", "zero_grad", "master_weights"});
   OptimizerSpec spec;
-  const Field algorithm = map.required("algorithm");
-  spec.algorithm = read_name(algorithm);
-  const auto& known = optimizer_algorithms();
-  if (std::find(known.begin(), known.end(), spec.algorithm) == known.end())
-    algorithm.fail("unknown optimizer '" + spec.algorithm + "'; expected one of: " + join_words(known));
+  spec.algorithm = read_choice(map.required("algorithm"), optimizer_algorithms());
   if (auto implementation = map.optional("implementation")) {
-    spec.fused = read_either(*implementation, "fused", "unfused");
+    spec.fused = read_choice(*implementation, {"fused", "unfused"}) == "fused";
     if (!spec.fused && !has_unfused_implementation(spec.algorithm))
       implementation->fail("'" + spec.algorithm + "' runs only fused (NVIDIA's multi-tensor kernels); expected fused");
   }
-  if (auto clip = map.optional("clip_grad_norm")) spec.clip_grad_norm = read_either(*clip, "true", "false");
-  if (auto zero = map.optional("zero_grad")) spec.zero_grad_memset = read_either(*zero, "memset", "none");
+  if (auto clip = map.optional("clip_grad_norm")) spec.clip_grad_norm = read_choice(*clip, {"true", "false"}) == "true";
+  if (auto zero = map.optional("zero_grad")) spec.zero_grad_memset = read_choice(*zero, {"memset", "none"}) == "memset";
   if (auto master = map.optional("master_weights")) {
-    const std::string word = read_name(*master);
-    if (word != "true" && word != "false" && word != "in_update")
-      master->fail("expected true, false or in_update, got '" + word + "'");
-    spec.master_weights = word != "false";
-    spec.master_in_update = word == "in_update";
-    if (spec.master_in_update && !spec.fused)
+    const std::string word = read_choice(*master, {"false", "true", "in_update"});
+    spec.master_weights = word == "true" ? MasterWeights::copies
+                        : word == "in_update" ? MasterWeights::in_update : MasterWeights::none;
+    if (spec.master_weights == MasterWeights::in_update && !spec.fused)
       master->fail("in_update is a fused kernel's own handling of the 16-bit gradients and weights; "
                    "it needs implementation: fused");
   }
@@ -301,13 +295,6 @@ void add_or_check_loss(ModelGraph& model, const Field& list) {
 }
 
 // One of a few words; anything else names the choices.
-std::string read_choice(const Field& field, const std::vector<std::string>& choices) {
-  const std::string word = read_name(field);
-  if (std::find(choices.begin(), choices.end(), word) == choices.end())
-    field.fail("expected one of: " + join_words(choices) + ", got '" + word + "'");
-  return word;
-}
-
 int read_width(const MapReader& map, const std::string& key, long long max) {
   return static_cast<int>(read_integer(map.required(key), 1, max));
 }
@@ -410,7 +397,7 @@ ModelGraph read_model_graph(const YAML::Node& root, const std::string& source) {
   model.parameter_precision = model.precision;
   if (auto optimizer = top.optional("optimizer")) {
     model.optimizer = read_optimizer(*optimizer);
-    if (model.optimizer.master_weights && bytes_per_value(model.precision) != 4)
+    if (model.optimizer.keeps_master_weights() && bytes_per_value(model.precision) != 4)
       optimizer->fail("master_weights needs fp32 parameter_bytes (precision fp32 or tf32): the master copy is "
                       "fp32 and the 16-bit working weights follow --precision; got precision " + model.precision);
   }

@@ -33,7 +33,7 @@ ModelGraph at_precision(ModelGraph model, const std::string& precision) {
 }
 
 double gradient_bytes_per_parameter_byte(const ModelGraph& model) {
-  if (!model.optimizer.master_weights) return 1;
+  if (!model.optimizer.keeps_master_weights()) return 1;
   return std::min(1.0, bytes_per_value(model.precision) / bytes_per_value(model.parameter_precision));
 }
 

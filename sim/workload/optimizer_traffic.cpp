@@ -1,7 +1,6 @@
 #include "sim/workload/optimizer_traffic.h"
 
-#include <cmath>
-#include <limits>
+#include <optional>
 #include <stdexcept>
 
 namespace scalecast {
@@ -10,8 +9,8 @@ namespace {
 
 struct Passes {
   double fused_bytes;
-  double unfused_bytes;             // NaN: no unfused implementation
-  double fused_gradient_passes;     // of the fused bytes, passes over gradient-sized tensors
+  std::optional<double> unfused_bytes;  // none: no unfused implementation
+  double fused_gradient_passes;         // of the fused bytes, passes over gradient-sized tensors
   double flops_per_weight;
 };
 
@@ -21,7 +20,7 @@ Passes passes_of(const std::string& algorithm) {
   if (algorithm == "adam") return {7, 20, 1, 12};
   // Gradient-sized passes: the norm's read, stage 1's read and update write, the update's norm
   // and stage 2's read of it. FLOPs: stage 1 about 16, the norms 4, stage 2 2.
-  if (algorithm == "lamb") return {13, std::numeric_limits<double>::quiet_NaN(), 5, 22};
+  if (algorithm == "lamb") return {13, std::nullopt, 5, 22};
   throw std::logic_error("optimizer algorithm '" + algorithm + "' is not one of optimizer_algorithms()");
 }
 
@@ -32,13 +31,13 @@ const std::vector<std::string>& optimizer_algorithms() {
   return algorithms;
 }
 
-bool has_unfused_implementation(const std::string& algorithm) { return !std::isnan(passes_of(algorithm).unfused_bytes); }
+bool has_unfused_implementation(const std::string& algorithm) { return passes_of(algorithm).unfused_bytes.has_value(); }
 
 double optimizer_bytes_per_weight_byte(const OptimizerSpec& spec) {
   const Passes passes = passes_of(spec.algorithm);
   if (!spec.fused && !has_unfused_implementation(spec.algorithm))
     throw std::logic_error("optimizer '" + spec.algorithm + "' has no unfused implementation");
-  double bytes = spec.fused ? passes.fused_bytes : passes.unfused_bytes;
+  double bytes = spec.fused ? passes.fused_bytes : *passes.unfused_bytes;
   if (spec.clip_grad_norm) bytes += 1;
   if (spec.zero_grad_memset) bytes += 1;
   return bytes;
@@ -46,8 +45,9 @@ double optimizer_bytes_per_weight_byte(const OptimizerSpec& spec) {
 
 double master_update_bytes_per_weight_byte(const OptimizerSpec& spec) {
   const double bytes = optimizer_bytes_per_weight_byte(spec);
-  if (!spec.master_in_update) return bytes + kMasterGradientsInBytesPerWeightByte + kMasterWeightsOutBytesPerWeightByte;
-  if (!spec.fused) throw std::logic_error("master_in_update needs a fused optimizer");
+  if (spec.master_weights != MasterWeights::in_update)
+    return bytes + kMasterGradientsInBytesPerWeightByte + kMasterWeightsOutBytesPerWeightByte;
+  if (!spec.fused) throw std::logic_error("master weights in_update need a fused optimizer");
   return bytes - 0.5 * passes_of(spec.algorithm).fused_gradient_passes + kWorkingWeightsWriteBytesPerWeightByte;
 }
 

@@ -35,21 +35,24 @@
 
 namespace scalecast {
 
+// fp32 master weights beside 16-bit working weights (workload field `master_weights`). With
+// them, at fp16/bf16 the step computes and exchanges 16-bit gradients; no effect at fp32/tf32.
+//   none:      no master copy (PyTorch AMP: fp32 parameters and gradients).
+//   copies:    each update copies the 16-bit gradients into the master's fp32 ones and the
+//              updated master back into the working weights (apex amp O2; `true` in YAML).
+//   in_update: the fused update itself reads the 16-bit gradients and writes the 16-bit working
+//              weights (DeepLearningExamples' FusedLAMBAMP, apex's FusedMixedPrecisionLamb):
+//              its gradient-sized passes move half the bytes, and it writes 2 more bytes per
+//              weight. Fused implementations only.
+enum class MasterWeights { none, copies, in_update };
+
 struct OptimizerSpec {
   std::string algorithm = "sgd_momentum";  // sgd_momentum | adam | lamb (fused only)
   bool fused = true;                       // implementation: fused | unfused
   bool clip_grad_norm = false;
   bool zero_grad_memset = false;           // zero_grad: memset | none
-  // fp32 master weights beside 16-bit working weights (apex amp O2, which casts the model to
-  // fp16; Megatron's mixed-precision optimizer): at fp16/bf16 the step computes and exchanges
-  // 16-bit gradients, and each update copies them into the master's fp32 gradients and the
-  // updated master back into the working weights. No effect at fp32/tf32.
-  bool master_weights = false;
-  // The fused update itself reads the 16-bit gradients and writes the 16-bit working weights
-  // (DeepLearningExamples' FusedLAMBAMP, apex's FusedMixedPrecisionLamb) instead of the two
-  // copies: its gradient-sized passes move half the bytes, and it writes 2 more bytes per
-  // weight. Only with master_weights and a fused implementation.
-  bool master_in_update = false;
+  MasterWeights master_weights = MasterWeights::none;
+  bool keeps_master_weights() const { return master_weights != MasterWeights::none; }
 };
 
 // The master-weight copies per fp32 weight byte: the 16-bit gradients into the master's fp32
@@ -58,7 +61,7 @@ struct OptimizerSpec {
 // the second (tp_pp_plan.cpp).
 inline constexpr double kMasterGradientsInBytesPerWeightByte = 1.5;
 inline constexpr double kMasterWeightsOutBytesPerWeightByte = 1.5;
-// The 16-bit working weights an update writes itself (master_in_update): 2 bytes per 4.
+// The 16-bit working weights an update writes itself (MasterWeights::in_update): 2 bytes per 4.
 inline constexpr double kWorkingWeightsWriteBytesPerWeightByte = 0.5;
 
 const std::vector<std::string>& optimizer_algorithms();
@@ -72,7 +75,7 @@ bool has_unfused_implementation(const std::string& algorithm);
 double optimizer_bytes_per_weight_byte(const OptimizerSpec& spec);
 
 // The same for an update that runs on fp32 master weights with 16-bit gradients: the copies in
-// and out (kMaster...BytesPerWeightByte), or, with master_in_update, the fused kernel's own
+// and out (kMaster...BytesPerWeightByte), or, in_update, the fused kernel's own
 // gradient passes at half width plus its 16-bit weight write (FusedLAMBAMP: 13 - 5 x 0.5 + 0.5
 // = 11).
 double master_update_bytes_per_weight_byte(const OptimizerSpec& spec);

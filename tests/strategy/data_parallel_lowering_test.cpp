@@ -166,7 +166,7 @@ TEST(DataParallelLowering, AccumulationNeedsOneGpuWorkers) {
 // Master weights at fp16 (apex amp O2): DDP reduces 16-bit gradients, half the fp32 file's bytes.
 TEST(DataParallelLowering, MasterWeightsReduceSixteenBitGradients) {
   ModelGraph model = lstm_like();
-  model.optimizer.master_weights = true;
+  model.optimizer.master_weights = MasterWeights::copies;
   model.precision = "fp16";  // the file's parameter_bytes stay fp32
   const ExecutionGraph graph = lower_dp(model, 1);
   const auto allreduces = of_kind(graph, TaskKind::collective);

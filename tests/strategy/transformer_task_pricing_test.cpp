@@ -31,9 +31,9 @@ Priced priced(const std::string& workload, int batch) {
   return p;
 }
 
-const StepTask& task_named(const TrainingGraph& step, const std::string& name) {
-  for (const StepTask& task : step.tasks)
-    if (task.name == name) return task;
+size_t index_of(const TrainingGraph& step, const std::string& name) {
+  for (size_t t = 0; t < step.tasks.size(); ++t)
+    if (step.tasks[t].name == name) return t;
   throw std::runtime_error("no step task " + name);
 }
 
@@ -43,9 +43,8 @@ TEST(TransformerTaskPricing, LayerTasksRunTheTpPpKernels) {
   shape.microbatch = 2;
   shape.value_bytes = 2;  // fp16
   const LayerTimes layer = price_layer(*p.model.transformer, shape, p.platform.node.gpu, p.cost);
-  const auto time_of = [&](const std::string& name) {
-    return price_step_task(p.model, task_named(p.step, name), p.platform.node.gpu, p.cost);
-  };
+  const std::vector<Task> tasks = price_step_tasks(p.model, p.step, p.platform.node.gpu, p.cost);
+  const auto time_of = [&](const std::string& name) { return tasks.at(index_of(p.step, name)); };
   const Task forward = time_of("h3.attention");
   EXPECT_DOUBLE_EQ(forward.duration_s, layer.attention.forward.total_s());
   EXPECT_DOUBLE_EQ(forward.compute_bound_s, layer.attention.forward.compute_s);
@@ -82,10 +81,15 @@ TEST(TransformerTaskPricing, MaskedLmHeadIsPricedOverItsPredictedTokens) {
   EXPECT_EQ(some.embedding_forward.total_s(), all.embedding_forward.total_s());
 }
 
-// The dp lowering and the placement both use these prices.
+// The dp lowering and the placement both use these prices, not the operators' roofline.
 TEST(TransformerTaskPricing, WorkerPlanCarriesThePrices) {
   const Priced p = priced("gpt3-175b", 1);
   const WorkerPlan plan = prepare_worker(p.model, p.platform, p.cost, HybridOptions{});
+  LayerShape shape;  // microbatch 1, fp16
+  const double mlp_s = price_layer(*p.model.transformer, shape, p.platform.node.gpu, p.cost).mlp.forward.total_s();
+  const size_t mlp = index_of(plan.step, "h0.mlp");
+  EXPECT_DOUBLE_EQ(plan.priced.at(mlp).duration_s, mlp_s);
+  EXPECT_DOUBLE_EQ(plan.problem.tasks.at(mlp).duration_s, mlp_s);
   ASSERT_EQ(plan.priced.size(), plan.step.tasks.size());
   for (size_t t = 0; t < plan.step.tasks.size(); ++t)
     EXPECT_DOUBLE_EQ(plan.problem.tasks[t].duration_s, plan.priced[t].duration_s) << plan.step.tasks[t].name;
@@ -93,12 +97,13 @@ TEST(TransformerTaskPricing, WorkerPlanCarriesThePrices) {
 
 TEST(TransformerTaskPricing, GraphWorkloadsKeepTheRoofline) {
   const Priced p = priced("resnet50", 32);
-  for (const StepTask& step_task : p.step.tasks) {
-    EXPECT_FALSE(transformer_task_time(p.model, step_task, p.platform.node.gpu, p.cost)) << step_task.name;
-    const Task task = price_step_task(p.model, step_task, p.platform.node.gpu, p.cost);
-    EXPECT_LT(task.duration_s, 0);  // left to the cost model
-    EXPECT_EQ(task.flops, step_task.flops);
-    EXPECT_EQ(task.memory_bytes, step_task.memory_bytes);
+  EXPECT_FALSE(transformer_prices(p.model, p.platform.node.gpu, p.cost));
+  const std::vector<Task> tasks = price_step_tasks(p.model, p.step, p.platform.node.gpu, p.cost);
+  ASSERT_EQ(tasks.size(), p.step.tasks.size());
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    EXPECT_LT(tasks[t].duration_s, 0) << tasks[t].name;  // left to the cost model
+    EXPECT_EQ(tasks[t].flops, p.step.tasks[t].flops);
+    EXPECT_EQ(tasks[t].memory_bytes, p.step.tasks[t].memory_bytes);
   }
 }
 

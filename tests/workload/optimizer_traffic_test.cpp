@@ -101,7 +101,7 @@ TEST(OptimizerTraffic, SingleGpuStepPricesTheUpdateAndAccumulation) {
 // them into the fp32 master and the master back; at fp32 nothing changes.
 TEST(OptimizerTraffic, MasterWeightsHalveGradientsAtSixteenBits) {
   ModelGraph model = parse(replace(kWorkload, "zero_grad: memset}", "zero_grad: memset, master_weights: true}"));
-  EXPECT_TRUE(model.optimizer.master_weights);
+  EXPECT_EQ(model.optimizer.master_weights, MasterWeights::copies);
   EXPECT_EQ(gradient_bytes_per_parameter_byte(model), 1);
   EXPECT_EQ(update_bytes_per_parameter_byte(model), 22);
   const ModelGraph fp16 = at_precision(model, "fp16");
@@ -109,7 +109,7 @@ TEST(OptimizerTraffic, MasterWeightsHalveGradientsAtSixteenBits) {
   EXPECT_EQ(update_bytes_per_parameter_byte(fp16), 22 + 3);
   EXPECT_EQ(gradient_bytes_per_parameter_byte(at_precision(fp16, "bf16")), 0.5);
   EXPECT_EQ(gradient_bytes_per_parameter_byte(at_precision(fp16, "tf32")), 1);
-  model.optimizer.master_weights = false;
+  model.optimizer.master_weights = MasterWeights::none;
   EXPECT_EQ(gradient_bytes_per_parameter_byte(at_precision(model, "fp16")), 1);  // PyTorch AMP: fp32 gradients
   // The accumulation add moves the 16-bit gradients.
   const GpuSpec gpu = load_platform("dgx1-v100").node.gpu;
@@ -129,17 +129,16 @@ TEST(OptimizerTraffic, MasterWeightsInTheUpdateKernelSkipTheCopies) {
   const std::string lamb = replace(kWorkload, "{algorithm: adam, implementation: unfused, clip_grad_norm: true, zero_grad: memset}",
                                    "{algorithm: lamb, master_weights: in_update}");
   const ModelGraph model = parse(lamb);
-  EXPECT_TRUE(model.optimizer.master_weights);
-  EXPECT_TRUE(model.optimizer.master_in_update);
+  EXPECT_EQ(model.optimizer.master_weights, MasterWeights::in_update);
   EXPECT_EQ(update_bytes_per_parameter_byte(model), 13);  // fp32: no master copy at all
   const ModelGraph fp16 = at_precision(model, "fp16");
   EXPECT_EQ(gradient_bytes_per_parameter_byte(fp16), 0.5);
   EXPECT_EQ(update_bytes_per_parameter_byte(fp16), 11);
   OptimizerSpec copies = model.optimizer;
-  copies.master_in_update = false;
+  copies.master_weights = MasterWeights::copies;
   EXPECT_EQ(master_update_bytes_per_weight_byte(copies), 13 + 3);
   // Fused Adam with the same handling: its one gradient read at half width, plus the write.
-  EXPECT_EQ(master_update_bytes_per_weight_byte({.algorithm = "adam", .master_weights = true, .master_in_update = true}), 7);
+  EXPECT_EQ(master_update_bytes_per_weight_byte({.algorithm = "adam", .master_weights = MasterWeights::in_update}), 7);
   EXPECT_EQ(error_field(replace(kWorkload, "zero_grad: memset}", "zero_grad: memset, master_weights: in_update}")),
             "optimizer.master_weights");  // unfused Adam has no kernel of its own to do it in
 }
