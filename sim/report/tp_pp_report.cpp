@@ -158,7 +158,8 @@ nlohmann::ordered_json tensor_pipeline_json(const Scenario& scenario, const Poin
   const double step_s = point.step.step_time_s;
   nlohmann::ordered_json throughput;
   throughput["samples_per_s"] = plan.global_batch / step_s;
-  throughput["tokens_per_s"] = plan.global_batch * double(model.sequence) / step_s;
+  // Tokens the GPUs run, padding included: under sequence binning, the mean padded length.
+  throughput["tokens_per_s"] = plan.global_batch * model.mean_batch_length() / step_s;
   const double model_flops_per_gpu = model_step_flops(model, plan.global_batch) / step_s / point.gpus;
   throughput["model_tflops_per_gpu"] = model_flops_per_gpu / 1e12;
   throughput["mfu"] = model_flops_per_gpu / peak_flops_per_s(scenario.platform.node.gpu, scenario.model->precision);

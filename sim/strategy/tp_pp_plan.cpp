@@ -133,7 +133,10 @@ void check_tensor_pipeline_shape(const ModelGraph& model, const TensorPipelineSp
   require_divides(spec, spec.tensor, t.ffn_hidden, "the MLP width");
   require_divides(spec, static_cast<long long>(spec.pipeline) * chunks_of(spec), t.layers,
                   "the layers (split over pp x model chunks)");
-  if (spec.sequence_parallel) require_divides(spec, spec.tensor, t.sequence, "the sequence length");
+  if (spec.sequence_parallel) {
+    require_divides(spec, spec.tensor, t.sequence, "the sequence length");
+    for (const PaddedLength& bin : t.padded_lengths) require_divides(spec, spec.tensor, bin.length, "a padded length");
+  }
 }
 
 TensorPipelinePlan plan_tensor_pipeline(const ModelGraph& model, const PlatformSpec& platform,

@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/workload/transformer.h"
+
 namespace scalecast {
 
 namespace {
@@ -147,14 +149,9 @@ BlockTimes price_mlp(const Sizes& z, const GpuSpec& gpu, const ComputeCostModel&
           price(with_accumulation(weight_gradient(z.tokens, h, z.ffn_in, v), h * z.ffn_in, z.accumulate_bytes), gpu, cost)};
 }
 
-}  // namespace
-
-double hidden_state_bytes(const TransformerSpec& model, const LayerShape& shape) {
-  return double(shape.microbatch) * model.sequence * model.hidden * shape.value_bytes;
-}
-
-LayerTimes price_layer(const TransformerSpec& model, const LayerShape& shape, const GpuSpec& gpu,
-                       const ComputeCostModel& cost) {
+// Batches of one padded length.
+LayerTimes price_layer_at(const TransformerSpec& model, const LayerShape& shape, const GpuSpec& gpu,
+                          const ComputeCostModel& cost) {
   const Sizes z = sizes_of(model, shape);
   LayerTimes times;
   times.attention = price_attention(z, gpu, cost);
@@ -163,8 +160,8 @@ LayerTimes price_layer(const TransformerSpec& model, const LayerShape& shape, co
   return times;
 }
 
-EndTimes price_ends(const TransformerSpec& model, const LayerShape& shape, const GpuSpec& gpu,
-                    const ComputeCostModel& cost) {
+EndTimes price_ends_at(const TransformerSpec& model, const LayerShape& shape, const GpuSpec& gpu,
+                       const ComputeCostModel& cost) {
   const Sizes z = sizes_of(model, shape);
   const double h = z.hidden, v = z.value_bytes, vocabulary = model.vocabulary / z.t;
   // Vocabulary-parallel embedding: each rank looks up the rows of its slice of the vocabulary
@@ -187,6 +184,54 @@ EndTimes price_ends(const TransformerSpec& model, const LayerShape& shape, const
   times.head_backward_weight =
       price(with_accumulation(weight_gradient(scored, h, vocabulary, v), h * vocabulary, z.accumulate_bytes), gpu, cost);
   return times;
+}
+
+// A kernel sequence's expected time over binned batches: each bin's time times its share.
+void add_share(KernelSequenceTime& sum, KernelSequenceTime part, double share) {
+  part.compute_s *= share;
+  part.memory_s *= share;
+  part.fixed_s *= share;
+  part.memory_bytes *= share;
+  sum += part;
+}
+
+void add_share(BlockTimes& sum, const BlockTimes& part, double share) {
+  add_share(sum.forward, part.forward, share);
+  add_share(sum.backward_output_side, part.backward_output_side, share);
+  add_share(sum.backward_column_input, part.backward_column_input, share);
+  add_share(sum.backward_column_weight, part.backward_column_weight, share);
+}
+
+}  // namespace
+
+double hidden_state_bytes(const TransformerSpec& model, const LayerShape& shape) {
+  return double(shape.microbatch) * model.mean_batch_length() * model.hidden * shape.value_bytes;
+}
+
+LayerTimes price_layer(const TransformerSpec& model, const LayerShape& shape, const GpuSpec& gpu,
+                       const ComputeCostModel& cost) {
+  LayerTimes expected;
+  for (const PaddedLength& bin : model.batch_lengths()) {
+    const LayerTimes at = price_layer_at(padded_to(model, bin.length), shape, gpu, cost);
+    add_share(expected.attention, at.attention, bin.share);
+    add_share(expected.mlp, at.mlp, bin.share);
+    add_share(expected.attention_core_forward, at.attention_core_forward, bin.share);
+  }
+  return expected;
+}
+
+EndTimes price_ends(const TransformerSpec& model, const LayerShape& shape, const GpuSpec& gpu,
+                    const ComputeCostModel& cost) {
+  EndTimes expected;
+  for (const PaddedLength& bin : model.batch_lengths()) {
+    const EndTimes at = price_ends_at(padded_to(model, bin.length), shape, gpu, cost);
+    add_share(expected.embedding_forward, at.embedding_forward, bin.share);
+    add_share(expected.embedding_backward, at.embedding_backward, bin.share);
+    add_share(expected.head_forward, at.head_forward, bin.share);
+    add_share(expected.head_backward_input, at.head_backward_input, bin.share);
+    add_share(expected.head_backward_weight, at.head_backward_weight, bin.share);
+  }
+  return expected;
 }
 
 }  // namespace scalecast

@@ -71,6 +71,8 @@ struct LayerShape {
   double accumulate_bytes_per_weight = 0;
 };
 
+// Under sequence binning (TransformerSpec::padded_lengths) each time is the share-weighted mean
+// of the bins' times, each bin priced at its padded length: the expected time of one microbatch.
 LayerTimes price_layer(const TransformerSpec& model, const LayerShape& shape, const GpuSpec& gpu,
                        const ComputeCostModel& cost);
 EndTimes price_ends(const TransformerSpec& model, const LayerShape& shape, const GpuSpec& gpu,
@@ -78,6 +80,7 @@ EndTimes price_ends(const TransformerSpec& model, const LayerShape& shape, const
 
 // One microbatch's hidden state (b x s x h values): what each tensor-parallel all-reduce
 // reduces, what sequence parallelism gathers and scatters, and what a pipeline stage sends.
+// Under sequence binning s is the mean padded length: the bytes' expected value.
 double hidden_state_bytes(const TransformerSpec& model, const LayerShape& shape);
 
 }  // namespace scalecast

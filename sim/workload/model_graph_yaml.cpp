@@ -34,6 +34,12 @@ constexpr limits::Range kEpochs{0, 1e6, "at most 1e6 epochs"};
 constexpr limits::Range kGlobalBatch{0, 1e12, "at most 1e12 samples"};
 // Weights, gradients and optimizer state per weight byte: Adam in mixed precision is ~4-8.
 constexpr limits::Range kStatePerParameterByte{0, 1024, "at most 1024"};
+// A share of batches: a fraction.
+constexpr limits::Range kShare{0, 1, "at most 1"};
+// Sequence bins: LDDL uses 8 (bin size 64 of 512); one per token of a 4096-token model is 4096.
+constexpr size_t kMaxSequenceBins = 4096;
+// How far the shares may sum from 1: they are published to a few digits.
+constexpr double kShareSumTolerance = 1e-3;
 
 
 // Softmax cross-entropy per logit: max, subtract, exp, sum, log and the label pick: about 5
@@ -299,11 +305,39 @@ int read_width(const MapReader& map, const std::string& key, long long max) {
   return static_cast<int>(read_integer(map.required(key), 1, max));
 }
 
+// `padded_lengths`: sequence binning (workloads/SCHEMA.md "Transformer"), as [padded length,
+// share of batches] rows. Shares are rescaled to sum to exactly 1 once they are within
+// kShareSumTolerance of it.
+std::vector<PaddedLength> read_padded_lengths(const Field& field, int sequence) {
+  MapReader map(field, {"bins", "source"});
+  if (auto source = map.optional("source")) read_name(*source);
+  const Field bins = map.required("bins");
+  const std::vector<Field> rows = bins.items();
+  if (rows.empty()) bins.fail("must hold at least one [length, share] row");
+  if (rows.size() > kMaxSequenceBins) bins.fail("holds " + std::to_string(rows.size()) + " rows; at most " + std::to_string(kMaxSequenceBins));
+  std::vector<PaddedLength> lengths;
+  double sum = 0;
+  for (const Field& row : rows) {
+    if (!row.node().IsSequence() || row.node().size() != 2) row.fail("expected [length, share], got " + row.kind());
+    const std::vector<Field> parts = row.items();
+    PaddedLength bin;
+    bin.length = static_cast<int>(read_integer(parts[0].with_path(row.path() + ".length"), 1, sequence));
+    bin.share = read_positive(parts[1].with_path(row.path() + ".share"), kShare);
+    if (!lengths.empty() && bin.length <= lengths.back().length) row.fail("lengths must increase from one row to the next");
+    sum += bin.share;
+    lengths.push_back(bin);
+  }
+  if (std::abs(sum - 1) > kShareSumTolerance)
+    bins.fail("the shares sum to " + limits::format_number(sum) + "; they must sum to 1");
+  for (PaddedLength& bin : lengths) bin.share /= sum;
+  return lengths;
+}
+
 // The `transformer:` section (workloads/SCHEMA.md "Transformer"). Bounds only guard against
 // absurd input; shapes must split evenly (heads over the width, query heads over KV heads).
 TransformerSpec read_transformer(const Field& field) {
-  MapReader map(field, {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "sequence", "vocabulary", "predicted_tokens",
-                        "activation", "embeddings", "position_embeddings", "biases", "norm", "source"});
+  MapReader map(field, {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "sequence", "padded_lengths", "vocabulary",
+                        "predicted_tokens", "activation", "embeddings", "position_embeddings", "biases", "norm", "source"});
   TransformerSpec t;
   t.layers = read_width(map, "layers", 100000);
   t.hidden = read_width(map, "hidden", 1 << 20);
@@ -311,6 +345,7 @@ TransformerSpec read_transformer(const Field& field) {
   t.sequence = read_width(map, "sequence", 1 << 24);
   t.vocabulary = read_width(map, "vocabulary", 1 << 26);
   if (auto predicted = map.optional("predicted_tokens")) t.predicted_tokens = static_cast<int>(read_integer(*predicted, 1, t.sequence));
+  if (auto padded = map.optional("padded_lengths")) t.padded_lengths = read_padded_lengths(*padded, t.sequence);
   if (t.hidden % t.heads != 0)
     map.required("heads").fail("must divide hidden (" + std::to_string(t.hidden) + ") into equal heads");
   t.kv_heads = t.heads;

@@ -1,5 +1,8 @@
 #include "sim/workload/transformer.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace scalecast {
 
 namespace {
@@ -50,6 +53,15 @@ double transformer_parameters(const TransformerSpec& t) {
   return t.layers * layer_parameters(t) + embedding_parameters(t) + head_parameters(t) + final_norm_parameters(t);
 }
 
+TransformerSpec padded_to(const TransformerSpec& t, int length) {
+  TransformerSpec padded = t;
+  padded.sequence = length;
+  padded.padded_lengths.clear();
+  if (t.predicted_tokens > 0)
+    padded.predicted_tokens = std::max(1, static_cast<int>(std::lround(double(t.predicted_tokens) * length / t.sequence)));
+  return padded;
+}
+
 double layer_linear_flops_per_sample(const TransformerSpec& t) {
   const double s = t.sequence, h = t.hidden;
   return 2 * s * (h * qkv_width(t) + h * h + mlp_matrices(t) * h * t.ffn_hidden);
@@ -63,13 +75,23 @@ double layer_attention_flops_per_sample(const TransformerSpec& t) {
 double head_flops_per_sample(const TransformerSpec& t) { return 2.0 * t.head_tokens() * t.hidden * t.vocabulary; }
 
 double step_flops_with_recompute(const TransformerSpec& t, double global_batch) {
-  const double layer = layer_linear_flops_per_sample(t) + layer_attention_flops_per_sample(t);
-  return global_batch * (4 * t.layers * layer + 3 * head_flops_per_sample(t));
+  double flops = 0;
+  for (const PaddedLength& bin : t.batch_lengths()) {
+    const TransformerSpec p = padded_to(t, bin.length);
+    const double layer = layer_linear_flops_per_sample(p) + layer_attention_flops_per_sample(p);
+    flops += bin.share * global_batch * (4 * p.layers * layer + 3 * head_flops_per_sample(p));
+  }
+  return flops;
 }
 
 double model_step_flops(const TransformerSpec& t, double global_batch) {
-  const double layer = layer_linear_flops_per_sample(t) + layer_attention_flops_per_sample(t);
-  return global_batch * 3 * (t.layers * layer + head_flops_per_sample(t));
+  double flops = 0;
+  for (const PaddedLength& bin : t.batch_lengths()) {
+    const TransformerSpec p = padded_to(t, bin.length);
+    const double layer = layer_linear_flops_per_sample(p) + layer_attention_flops_per_sample(p);
+    flops += bin.share * global_batch * 3 * (p.layers * layer + head_flops_per_sample(p));
+  }
+  return flops;
 }
 
 std::vector<Operator> transformer_operators(const TransformerSpec& t, double value_bytes) {

@@ -30,6 +30,11 @@ double head_parameters(const TransformerSpec& t);
 double final_norm_parameters(const TransformerSpec& t);
 double transformer_parameters(const TransformerSpec& t);
 
+// The same model run on batches padded to `length` tokens (one bin of t.padded_lengths): a
+// masked LM's predicted tokens scale with it (BERT masks a fixed share of a sequence's tokens:
+// 20 of 128 and 80 of 512 are both 15.6%), at least one.
+TransformerSpec padded_to(const TransformerSpec& t, int length);
+
 // Forward FLOPs of one sample (s tokens) through the layer's linear layers, its attention
 // (scores and context), and the output head (logits).
 double layer_linear_flops_per_sample(const TransformerSpec& t);
@@ -42,7 +47,8 @@ double head_flops_per_sample(const TransformerSpec& t);
 //    worth in the layers, three in the head): 96 B s l h^2 (1 + s/6h + V/16lh) for GPT;
 //  - model FLOPs (Korthikanti et al. 2022, App. A; Chowdhery et al. 2022's MFU): three passes,
 //    72 B s l h^2 (1 + s/6h + V/12lh) for GPT.
-// Computed from this spec's own layer and head FLOPs, so GQA and gated MLPs count what they do.
+// Computed from this spec's own layer and head FLOPs, so GQA and gated MLPs count what they do;
+// with sequence binning, the share-weighted mean over the bins' padded lengths.
 double step_flops_with_recompute(const TransformerSpec& t, double global_batch);
 double model_step_flops(const TransformerSpec& t, double global_batch);
 

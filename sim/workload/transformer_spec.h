@@ -3,7 +3,16 @@
 // the derived operator graph) is in transformer.h.
 #pragma once
 
+#include <vector>
+
 namespace scalecast {
+
+// One bin of a data loader's sequence binning: the length its batches are padded to, and the
+// share of all batches drawn from it.
+struct PaddedLength {
+  int length = 0;
+  double share = 0;
+};
 
 struct TransformerSpec {
   int layers = 0;
@@ -21,10 +30,25 @@ struct TransformerSpec {
   bool learned_positions = true;   // a learned s x h position table (GPT); false: rotary
   bool biases = true;              // linear layers and norms carry biases (GPT); LLaMA has none
   bool rms_norm = false;           // RMSNorm (one vector) instead of LayerNorm (two)
+  // Sequence binning (NVIDIA LDDL's, for BERT phase 2): each batch is drawn from one bin of
+  // similar lengths and padded to its longest sequence, not to `sequence`. Empty: every batch
+  // is `sequence` tokens long. Invariant when given: lengths increase, none above `sequence`,
+  // shares sum to 1. Compute is priced as the share-weighted mean over the bins; memory at
+  // `sequence`, the longest batch.
+  std::vector<PaddedLength> padded_lengths;
 
   double head_dim() const { return double(hidden) / heads; }
   double kv_width() const { return head_dim() * kv_heads; }  // width of K (and of V)
   double head_tokens() const { return predicted_tokens > 0 && predicted_tokens < sequence ? predicted_tokens : sequence; }
+  // The lengths batches run at, with their shares: the bins, or `sequence` alone.
+  std::vector<PaddedLength> batch_lengths() const {
+    return padded_lengths.empty() ? std::vector<PaddedLength>{{sequence, 1.0}} : padded_lengths;
+  }
+  double mean_batch_length() const {
+    double mean = 0;
+    for (const PaddedLength& bin : batch_lengths()) mean += bin.share * bin.length;
+    return mean;
+  }
 };
 
 }  // namespace scalecast

@@ -81,6 +81,36 @@ TEST(TransformerTaskPricing, MaskedLmHeadIsPricedOverItsPredictedTokens) {
   EXPECT_EQ(some.embedding_forward.total_s(), all.embedding_forward.total_s());
 }
 
+// Binned batches (LDDL's sequence binning) cost each bin's kernels at its padded length,
+// weighted by its share: the expected microbatch. The hidden state a tensor-parallel collective
+// or a pipeline send carries is the mean padded length's.
+TEST(TransformerTaskPricing, BinnedBatchesArePricedAtTheirPaddedLengths) {
+  const Priced p = priced("gpt3-175b", 8);
+  const TransformerSpec& full = *p.model.transformer;
+  TransformerSpec binned = full;
+  const int quarter = full.sequence / 4;
+  binned.padded_lengths = {{quarter, 0.6}, {full.sequence, 0.4}};
+  LayerShape shape;
+  shape.microbatch = 4;
+  const GpuSpec& gpu = p.platform.node.gpu;
+  const LayerTimes mixed = price_layer(binned, shape, gpu, p.cost);
+  const LayerTimes short_batch = price_layer(padded_to(full, quarter), shape, gpu, p.cost);
+  const LayerTimes long_batch = price_layer(full, shape, gpu, p.cost);
+  auto layer_s = [](const LayerTimes& t) {
+    return (t.attention.forward + t.attention.backward() + t.mlp.forward + t.mlp.backward()).total_s();
+  };
+  EXPECT_NEAR(layer_s(mixed), 0.6 * layer_s(short_batch) + 0.4 * layer_s(long_batch), 1e-12);
+  EXPECT_NEAR(mixed.attention_core_forward.total_s(),
+              0.6 * short_batch.attention_core_forward.total_s() + 0.4 * long_batch.attention_core_forward.total_s(), 1e-12);
+  EXPECT_LT(layer_s(short_batch), layer_s(long_batch) / 2);  // a quarter of the tokens (partly filled waves aside)
+  const EndTimes ends = price_ends(binned, shape, gpu, p.cost);
+  const EndTimes short_ends = price_ends(padded_to(full, quarter), shape, gpu, p.cost);
+  const EndTimes long_ends = price_ends(full, shape, gpu, p.cost);
+  EXPECT_NEAR(ends.head_forward.total_s(),
+              0.6 * short_ends.head_forward.total_s() + 0.4 * long_ends.head_forward.total_s(), 1e-12);
+  EXPECT_DOUBLE_EQ(hidden_state_bytes(binned, shape), hidden_state_bytes(full, shape) * (0.6 / 4 + 0.4));
+}
+
 // The dp lowering and the placement both use these prices, not the operators' roofline.
 TEST(TransformerTaskPricing, WorkerPlanCarriesThePrices) {
   const Priced p = priced("gpt3-175b", 1);

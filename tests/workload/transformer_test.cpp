@@ -101,6 +101,27 @@ TEST(Transformer, MaskedLmHeadScoresOnlyItsPredictedTokens) {
   EXPECT_EQ(masked.head_tokens(), causal.sequence);
 }
 
+// Sequence binning: each bin is the model at its padded length, weighted by its share; the
+// head's predicted tokens scale with the length (BERT's 20 of 128 and 80 of 512).
+TEST(Transformer, BinnedBatchesCountTheSharesOfTheirPaddedLengths) {
+  TransformerSpec bert = megatron_gpt(24, 1024, 16, 30528);
+  bert.sequence = 512;
+  bert.predicted_tokens = 80;
+  EXPECT_EQ(padded_to(bert, 128).predicted_tokens, 20);
+  EXPECT_EQ(padded_to(bert, 128).sequence, 128);
+  EXPECT_EQ(padded_to(bert, 1).predicted_tokens, 1);  // at least one
+  TransformerSpec binned = bert;
+  binned.padded_lengths = {{128, 0.25}, {512, 0.75}};
+  EXPECT_DOUBLE_EQ(binned.mean_batch_length(), 0.25 * 128 + 0.75 * 512);
+  EXPECT_DOUBLE_EQ(model_step_flops(binned, 64),
+                   0.25 * model_step_flops(padded_to(bert, 128), 64) + 0.75 * model_step_flops(bert, 64));
+  EXPECT_DOUBLE_EQ(step_flops_with_recompute(binned, 64), 0.25 * step_flops_with_recompute(padded_to(bert, 128), 64) +
+                                                              0.75 * step_flops_with_recompute(bert, 64));
+  // Attention grows with the square of the length: a quarter-length batch costs less than a quarter.
+  EXPECT_LT(model_step_flops(padded_to(bert, 128), 1), model_step_flops(bert, 1) / 4);
+  EXPECT_EQ(transformer_parameters(binned), transformer_parameters(bert));  // weights do not depend on it
+}
+
 const std::string kTransformerWorkload = R"(name: tiny-gpt
 precision: fp16
 batch_per_gpu: 2
@@ -128,6 +149,18 @@ TEST(Transformer, WorkloadFileDerivesOperatorsAndKeepsTheSpec) {
   EXPECT_EQ(model.operators.size(), 1u + 4 + 1 + 1 + 1);
 }
 
+TEST(Transformer, WorkloadFileReadsPaddedLengthsRescalingTheShares) {
+  const ModelGraph model = parse_model_graph_yaml(
+      replace(kTransformerWorkload, "sequence: 128",
+              "sequence: 128, padded_lengths: {bins: [[64, 0.3], [128, 0.6995]], source: a histogram}"),
+      "workloads/x.yaml");
+  const std::vector<PaddedLength>& bins = model.transformer->padded_lengths;
+  ASSERT_EQ(bins.size(), 2u);
+  EXPECT_EQ(bins[0].length, 64);
+  EXPECT_DOUBLE_EQ(bins[0].share + bins[1].share, 1.0);  // within 1e-3 of 1: rescaled to exactly 1
+  EXPECT_NEAR(bins[0].share, 0.3 / 0.9995, 1e-12);
+}
+
 TEST(Transformer, WorkloadFileRefusesInconsistentShapesNamingTheField) {
   const std::string base = kTransformerWorkload;
   struct Case {
@@ -144,6 +177,20 @@ TEST(Transformer, WorkloadFileRefusesInconsistentShapesNamingTheField) {
       {replace(base, "global_batch: 64", "global_batch: 0"), "global_batch", ""},
       {replace(base, "vocabulary: 1000", "vocabulary: 1000, predicted_tokens: 129"), "transformer.predicted_tokens", ""},
       {replace(base, "vocabulary: 1000", "vocabulary: 1000, predicted_tokens: 0"), "transformer.predicted_tokens", ""},
+      {replace(base, "sequence: 128", "sequence: 128, padded_lengths: {bins: [[64, 0.5], [128, 0.4]]}"),
+       "transformer.padded_lengths.bins", "sum to 0.9"},
+      {replace(base, "sequence: 128", "sequence: 128, padded_lengths: {bins: [[128, 0.5], [64, 0.5]]}"),
+       "transformer.padded_lengths.bins[1]", "increase"},
+      {replace(base, "sequence: 128", "sequence: 128, padded_lengths: {bins: [[64, 0.5], [256, 0.5]]}"),
+       "transformer.padded_lengths.bins[1].length", ""},
+      {replace(base, "sequence: 128", "sequence: 128, padded_lengths: {bins: [[64, 0], [128, 1]]}"),
+       "transformer.padded_lengths.bins[0].share", "positive"},
+      {replace(base, "sequence: 128", "sequence: 128, padded_lengths: {bins: [64, 128]}"),
+       "transformer.padded_lengths.bins[0]", "[length, share]"},
+      {replace(base, "sequence: 128", "sequence: 128, padded_lengths: {bins: []}"), "transformer.padded_lengths.bins",
+       "at least one"},
+      {replace(base, "sequence: 128", "sequence: 128, padded_lengths: {lengths: [64]}"),
+       "transformer.padded_lengths.lengths", "unknown field"},
   };
   for (const Case& c : cases) {
     const InputError error = parse_error(c.text);

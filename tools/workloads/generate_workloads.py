@@ -415,15 +415,34 @@ TRANSFORMERS = {
 # fp16 gradients itself. Left out: the 512-row position table beside 128-token sequences, token
 # types, the masked-LM transform and the next-sentence head (about 2 M of 336 M weights).
 BERT_SOURCE = "DeepLearningExamples PyTorch/LanguageModeling/BERT at a9e2c1d5: bert_configs/large.json, run_pretraining.py"
+# Phase 2 reads Wikipedia binned by sequence length (scripts/configs/pretrain_config.sh:
+# phase2_bin_size=64, so 8 bins of 512): LDDL draws each step's bin with probability its share of
+# the sequences (Tools/lddl/lddl/torch/dataloader.py) and pads each batch to its longest sequence,
+# rounded up to a multiple of 8 (lddl/torch/bert.py). Sequences per bin, summed from the
+# 16,279,552-sequence histogram of Wikipedia's BERT pretraining data at 512 tokens (Krell et al.
+# 2021, arXiv 2107.02027, Fig. 1; graphcore/examples at 2d8b5653,
+# tutorials/blogs_code/packedBERT/histograms.py), which Google's create_pretraining_data
+# algorithm, the one LDDL's preprocessor follows (short_seq_prob 0.1), produced. A batch is
+# padded to its bin's upper edge: over that histogram the expected longest of 16 sequences,
+# rounded up to 8, is within 1.6% of it in every bin (126.0 of 128 at worst).
+WIKIPEDIA_512_SEQUENCES_PER_64_TOKEN_BIN = [2863079, 3150804, 1855542, 1349565, 1050206, 859509, 722518, 4428329]
+PHASE2_PADDED_LENGTHS = {
+    "bins": [[64 * (i + 1), round(n / sum(WIKIPEDIA_512_SEQUENCES_PER_64_TOKEN_BIN), 6)]
+             for i, n in enumerate(WIKIPEDIA_512_SEQUENCES_PER_64_TOKEN_BIN)],
+    "source": "LDDL sequence binning, bin size 64 (DeepLearningExamples BERT scripts/configs/pretrain_config.sh at "
+              "a9e2c1d5); shares of Wikipedia's 512-token pretraining sequences per bin (Krell et al. 2021, "
+              "graphcore/examples packedBERT histograms.py)",
+}
 CALIBRATION_TRANSFORMERS = {
     f"bert_large_dle_seq{seq}": {
-        "arch": {"layers": 24, "hidden": 1024, "heads": 16, "ffn_hidden": 4096, "sequence": seq, "vocabulary": 30528,
+        "arch": {"layers": 24, "hidden": 1024, "heads": 16, "ffn_hidden": 4096, "sequence": seq,
+                 **({"padded_lengths": PHASE2_PADDED_LENGTHS} if phase == 2 else {}), "vocabulary": 30528,
                  "predicted_tokens": masked, "activation": "gelu", "embeddings": "tied",
                  "position_embeddings": "learned", "biases": "yes", "norm": "layernorm", "source": BERT_SOURCE},
         "description": f"BERT-large pretraining phase {phase} as NVIDIA DeepLearningExamples runs it: 24 layers, hidden "
                        f"1024, 16 heads, {seq}-token sequences, masked-LM head on {masked} positions, LAMB",
         "precision": "fp32", "batch": batch, "global_batch": global_batch,
-        "dataset": f"Wikipedia + BookCorpus, phase {phase}: {steps} steps x {global_batch} {seq}-token sequences",
+        "dataset": f"Wikipedia, phase {phase}: {steps} steps x {global_batch} {seq}-token sequences",
         "tokens": steps * global_batch * seq,
         "target": f"the phase-{phase} step budget of the LAMB recipe",
         "efficiency_source": f"one pass over phase {phase}'s samples at its global batch: DeepLearningExamples BERT "
@@ -496,6 +515,9 @@ def render_transformer(name, preset):
              *efficiency_lines(preset),
              "transformer:"]
     for key, value in a.items():
+        if key == "padded_lengths":
+            lines += ["  padded_lengths:", f"    bins: {yaml_value(value['bins'])}", f"    source: \"{value['source']}\""]
+            continue
         lines.append(f"  {key}: " + (f"\"{value}\"" if key == "source" else yaml_value(value)))
     return "\n".join(lines) + "\n"
 
