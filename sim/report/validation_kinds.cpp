@@ -288,6 +288,18 @@ double simulate_dp_speedup(const ValidationCase& c) {
   return double(gpus) / base_gpus * batch_s[0] / batch_s[1];
 }
 
+// A workload's data-parallel training throughput on `gpus` GPUs (samples/s over all of them), as
+// simulate runs it: gpus x batch / time per batch, the optimizer paid once per accumulated step.
+// What one GPU's compute costs, against a published absolute figure (the speedup cases divide it
+// out).
+double simulate_dp_throughput(const ValidationCase& c) {
+  const std::optional<int> batch = c.optional_text("batch") ? std::optional<int>(c.integer("batch")) : std::nullopt;
+  const Scenario scenario = dp_case_scenario(c, c.text("platform"), batch);
+  const int gpus = c.integer("gpus");
+  const std::vector<double> batch_s = dp_batch_times_s({{&scenario, gpus}}, "dp_throughput");
+  return double(gpus) * scenario.model->batch_per_gpu / batch_s[0];
+}
+
 }  // namespace
 
 const std::vector<ValidationKind>& validation_kinds() {
@@ -327,6 +339,11 @@ const std::vector<ValidationKind>& validation_kinds() {
        "against the measured speedup",
        {"workload", "platform", "gpus"}, {"batch", "precision", "global_batch", "sync", "base_gpus", "bucket_mb"},
        simulate_dp_speedup},
+      {"dp_throughput", "samples/s",
+       "a workload's data-parallel training throughput on N GPUs (one, for a single GPU's), against the published "
+       "figure",
+       {"workload", "platform", "gpus"}, {"batch", "precision", "global_batch", "sync", "bucket_mb"},
+       simulate_dp_throughput},
   };
   return kinds;
 }

@@ -111,6 +111,26 @@ TEST(ValidationCases, DpSpeedupBaseAndTransformerCrossGeneration) {
   EXPECT_LT(ratio, 989.4 / 312);
 }
 
+// dp_throughput is the absolute figure dp_speedup divides: N GPUs' throughput over one GPU's is
+// the speedup, and one GPU runs its batch in simulate's step time (no accumulation given).
+TEST(ValidationCases, DpThroughputIsWhatTheSpeedupDivides) {
+  const auto cases = parse_validation_cases(
+      "cases:\n"
+      "  - {name: a, kind: dp_throughput, workload: resnet50, platform: dgx1-v100, gpus: 1, batch: 64, measured: 1,"
+      " source: s}\n"
+      "  - {name: b, kind: dp_throughput, workload: resnet50, platform: dgx1-v100, gpus: 8, batch: 64, measured: 1,"
+      " source: s}\n"
+      "  - {name: c, kind: dp_speedup, workload: resnet50, platform: dgx1-v100, gpus: 8, batch: 64, measured: 1,"
+      " source: s}\n",
+      "cases.yaml");
+  const auto& throughput = validation_kind("dp_throughput");
+  EXPECT_EQ(throughput.unit, "samples/s");
+  const double one = throughput.simulate(cases[0]), eight = throughput.simulate(cases[1]);
+  EXPECT_GT(one, 100);  // ResNet-50 on a V100: hundreds of images/s
+  EXPECT_LT(one, 2000);
+  EXPECT_NEAR(eight / one, validation_kind("dp_speedup").simulate(cases[2]), 1e-9);
+}
+
 TEST(ValidationJudge, ErrorIsRelativeAndGapsAreAcceptedOnlyUpToTheirBound) {
   auto cases = parse_validation_cases(kTwoCases, "cases.yaml");
   const ValidationResult a = judge(cases[0], 210);
