@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -28,19 +30,34 @@ struct Kernel {
   double matrices = 0, rows = 0, columns = 0;
 };
 
-// cuBLAS computes a large half-precision GEMM's output in tiles of 256 x 128 (or 128 x 256),
-// one per SM at a time (NVIDIA, Matrix Multiplication Background, Sec. 2.3 and 3): a GEMM
-// takes whole waves of SMs, and partial tiles and a partly filled last wave do no useful work
-// (tile and wave quantization, Sec. 3.1-3.2). The fraction of the waves' work that is useful,
-// for the better of the two tile shapes; 1 when the GPU's SM count is not given. (The `gemm`
-// efficiency, measured on a shape that fills whole waves, is per useful tile.)
-double wave_efficiency(const Kernel& k, int multiprocessors) {
+struct Tile {
+  double rows, columns;
+};
+
+// cuBLAS computes a large tensor-core GEMM's output in tiles of 256 x 128 (or 128 x 256), one per
+// SM at a time (NVIDIA, Matrix Multiplication Background, Sec. 2.3 and 3): a GEMM takes whole
+// waves of SMs, and partial tiles and a partly filled last wave do no useful work (tile and wave
+// quantization, Sec. 3.1-3.2).
+constexpr Tile kTensorCoreTiles[] = {{256, 128}, {128, 256}};
+// An fp32 (or fp64) GEMM runs on the CUDA cores, in cuBLAS's SIMT kernels, whose tiles are
+// smaller: the V100 traces under tests/data/shared/kineto (fp32 training, cuBLAS 11) run
+// volta_sgemm_{128x64, 128x32, 32x128, 64x64}_* and nothing larger, several to an SM at once.
+constexpr Tile kSimtTiles[] = {{128, 64}, {64, 128}, {128, 32}, {32, 128}, {64, 64}};
+
+bool runs_on_cuda_cores(const std::string& precision) { return precision == "fp32" || precision == "fp64"; }
+
+// The fraction of the waves' work that is useful, for the best tile shape the precision's kernels
+// offer; 1 when the GPU's SM count is not given. (The `gemm` efficiency, measured on a shape
+// that fills whole waves, is per useful tile; no source separates the tile shapes' own rates.)
+double wave_efficiency(const Kernel& k, int multiprocessors, const std::string& precision) {
   if (k.matrices <= 0 || multiprocessors <= 0) return 1;
+  const auto tiles_to_try = runs_on_cuda_cores(precision) ? std::span<const Tile>(kSimtTiles)
+                                                          : std::span<const Tile>(kTensorCoreTiles);
   double best = 0;
-  for (const auto& [tile_rows, tile_columns] : {std::pair{256.0, 128.0}, std::pair{128.0, 256.0}}) {
-    const double tiles = k.matrices * std::ceil(k.rows / tile_rows) * std::ceil(k.columns / tile_columns);
+  for (const Tile& tile : tiles_to_try) {
+    const double tiles = k.matrices * std::ceil(k.rows / tile.rows) * std::ceil(k.columns / tile.columns);
     const double waves = std::ceil(tiles / multiprocessors);
-    best = std::max(best, k.matrices * k.rows * k.columns / (waves * multiprocessors * tile_rows * tile_columns));
+    best = std::max(best, k.matrices * k.rows * k.columns / (waves * multiprocessors * tile.rows * tile.columns));
   }
   return best;
 }
@@ -48,8 +65,8 @@ double wave_efficiency(const Kernel& k, int multiprocessors) {
 KernelSequenceTime price(const std::vector<Kernel>& kernels, const GpuSpec& gpu, const ComputeCostModel& cost) {
   KernelSequenceTime time;
   for (const Kernel& k : kernels)
-    time += kernel_time(k.flops / wave_efficiency(k, gpu.multiprocessors), k.bytes, gpu, cost.precision,
-                        cost.for_kind(k.kind));
+    time += kernel_time(k.flops / wave_efficiency(k, gpu.multiprocessors, cost.precision), k.bytes, gpu,
+                        cost.precision, cost.for_kind(k.kind));
   return time;
 }
 

@@ -111,6 +111,33 @@ TEST(TransformerTaskPricing, BinnedBatchesArePricedAtTheirPaddedLengths) {
   EXPECT_DOUBLE_EQ(hidden_state_bytes(binned, shape), hidden_state_bytes(full, shape) * (0.6 / 4 + 0.4));
 }
 
+// A GEMM's partly filled last wave is priced with the tiles its precision's kernels use: BERT-
+// large's MLP at 4,096 tokens on 80 SMs fills two waves of 256 x 128 tensor-core tiles to 80%
+// with its 4,096 x 1,024 down projection, but 13 waves of the CUDA cores' 64 x 64 tiles to 98%.
+TEST(TransformerTaskPricing, FullPrecisionGemmsFillTheirWavesWithSmallerTiles) {
+  const Priced p = priced("gpt3-175b", 32);
+  TransformerSpec bert = *p.model.transformer;
+  bert.hidden = 1024;
+  bert.heads = bert.kv_heads = 16;
+  bert.ffn_hidden = 4096;
+  bert.sequence = 128;
+  GpuSpec gpu = p.platform.node.gpu;
+  gpu.multiprocessors = 80;
+  GpuSpec whole_waves = gpu;
+  whole_waves.multiprocessors = 0;  // no SM count: no wave quantization
+  auto mlp_gemms_s = [&](const std::string& precision, const GpuSpec& on) {
+    ComputeCostModel cost = p.cost;
+    cost.precision = precision;
+    LayerShape shape;
+    shape.microbatch = 32;
+    shape.value_bytes = precision == "fp32" ? 4 : 2;
+    return price_layer(bert, shape, on, cost).mlp.forward.compute_s;
+  };
+  EXPECT_GT(mlp_gemms_s("fp16", gpu), 1.1 * mlp_gemms_s("fp16", whole_waves));
+  EXPECT_LT(mlp_gemms_s("fp32", gpu), 1.03 * mlp_gemms_s("fp32", whole_waves));
+  EXPECT_GE(mlp_gemms_s("fp32", gpu), mlp_gemms_s("fp32", whole_waves));
+}
+
 // The dp lowering and the placement both use these prices, not the operators' roofline.
 TEST(TransformerTaskPricing, WorkerPlanCarriesThePrices) {
   const Priced p = priced("gpt3-175b", 1);
