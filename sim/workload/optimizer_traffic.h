@@ -24,7 +24,17 @@
 //     the rescale it applies only when the norm exceeds the limit is not counted.
 //   zero_grad memset: optimizer.zero_grad() writing zeros, PyTorch's default before v2.0 (1);
 //     set_to_none (v2.0's default) frees the tensors instead: 0.
-// Weight decay (one more read-add pass in the unfused SGD/Adam) is not counted.
+//   BertAdam, unfused only: the per-tensor Python loop of pytorch-pretrained-BERT's Adam that
+//     DeepLearningExamples' BERT runs without --fp16 (optimization.py at a9e2c1d5; no bias
+//     correction, decoupled weight decay), each line whole-tensor element-wise ops:
+//       clip_grad_norm_(p) per tensor: the norm reads g 1, g.mul_(clamped coefficient) 2
+//         (PyTorch >= 1.9 rescales unconditionally, to avoid a host sync)                 = 3
+//       next_m.mul_(b1) 2, .add_(g) 3; next_v.mul_(b2) 2, .addcmul_(g, g) 3                = 10
+//       update = next_m / (next_v.sqrt() + e): sqrt 2, + e 2, / 3                          = 7
+//       update += weight_decay * p: * 2, += 3 (the few no-decay tensors counted alike)     = 5
+//       update_with_lr = lr * update 2; p.add_(-update_with_lr): - 2, add_ 3              = 7
+//                                                                                          = 32
+// Weight decay in torch.optim's SGD/Adam (one more read-add pass) is not counted.
 //
 // Gradient accumulation: micro-batches after the first add their gradients into the ones held
 // (gradient_add_bytes; the gradients are 16-bit under master weights).
@@ -47,7 +57,7 @@ namespace scalecast {
 enum class MasterWeights { none, copies, in_update };
 
 struct OptimizerSpec {
-  std::string algorithm = "sgd_momentum";  // sgd_momentum | adam | lamb (fused only)
+  std::string algorithm = "sgd_momentum";  // sgd_momentum | adam | lamb (fused only) | bert_adam (unfused only)
   bool fused = true;                       // implementation: fused | unfused
   bool clip_grad_norm = false;
   bool zero_grad_memset = false;           // zero_grad: memset | none
@@ -69,6 +79,8 @@ const std::vector<std::string>& optimizer_algorithms();
 // Whether PyTorch has an unfused (element-wise ops) form of the algorithm: LAMB runs only as
 // NVIDIA's fused multi-tensor kernels.
 bool has_unfused_implementation(const std::string& algorithm);
+// Whether it has a fused one: BertAdam exists only as its per-tensor loop.
+bool has_fused_implementation(const std::string& algorithm);
 
 // Bytes the weight update reads and writes per weight byte (see above). The default spec, SGD
 // with momentum in one fused pass, moves 5.

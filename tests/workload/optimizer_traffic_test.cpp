@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "sim/core/input_error.h"
@@ -26,6 +27,11 @@ TEST(OptimizerTraffic, BytesPerWeightByteFollowThePasses) {
   EXPECT_EQ(optimizer_bytes_per_weight_byte({.algorithm = "lamb"}), 13);  // NVIDIA's fused multi-tensor LAMB
   EXPECT_FALSE(has_unfused_implementation("lamb"));
   EXPECT_TRUE(has_unfused_implementation("adam"));
+  // DeepLearningExamples' BertAdam: a per-tensor clip, the moments, the decayed update, the step.
+  EXPECT_EQ(optimizer_bytes_per_weight_byte({.algorithm = "bert_adam", .fused = false}), 32);
+  EXPECT_FALSE(has_fused_implementation("bert_adam"));
+  EXPECT_TRUE(has_fused_implementation("lamb"));
+  EXPECT_THROW(optimizer_bytes_per_weight_byte({.algorithm = "bert_adam"}), std::logic_error);
   EXPECT_EQ(gradient_add_bytes(4, 4), 12);  // autograd: like into like
   EXPECT_EQ(gradient_add_bytes(2, 4), 10);  // Megatron: bf16 gradient into fp32 main gradients
 }
@@ -64,6 +70,14 @@ TEST(OptimizerTraffic, WorkloadFieldIsReadAndChecked) {
   EXPECT_EQ(error_field(replace(kWorkload, "algorithm: adam", "algorithm: lamb")), "optimizer.implementation");
   EXPECT_EQ(parse(replace(kWorkload, "algorithm: adam, implementation: unfused", "algorithm: lamb")).optimizer.algorithm,
             "lamb");
+  // BertAdam exists only as its loop: that is its default, and a fused one is refused.
+  const OptimizerSpec bert_adam =
+      parse(replace(kWorkload, "algorithm: adam, implementation: unfused", "algorithm: bert_adam")).optimizer;
+  EXPECT_EQ(bert_adam.algorithm, "bert_adam");
+  EXPECT_FALSE(bert_adam.fused);
+  EXPECT_EQ(error_field(replace(kWorkload, "algorithm: adam, implementation: unfused",
+                                "algorithm: bert_adam, implementation: fused")),
+            "optimizer.implementation");
   EXPECT_EQ(error_field(replace(kWorkload, "implementation: unfused", "implementation: foreach")), "optimizer.implementation");
   EXPECT_EQ(error_field(replace(kWorkload, "clip_grad_norm: true", "clip_grad_norm: yes")), "optimizer.clip_grad_norm");
   EXPECT_EQ(error_field(replace(kWorkload, "zero_grad: memset", "zero_grad: zeros")), "optimizer.zero_grad");

@@ -452,8 +452,9 @@ CALIBRATION_TRANSFORMERS = {
     for seq, masked, batch, phase, steps, global_batch in ((128, 20, 128, 1, 7038, 65536), (512, 80, 16, 2, 1563, 32768))
 }
 # SQuAD v1.1 fine-tuning as run_squad.py runs it (same commit): 384-token sequences, apex amp O2
-# with FusedAdam under --fp16 (fp32 master weights, separate copies). Without --fp16 the script
-# updates with BertAdam (optimization.py, unfused), which this preset does not price. Its head is a 1024 x 2
+# with FusedAdam under --fp16 (fp32 master weights, separate copies); without --fp16 (fp32, TF32
+# on Ampere and later) the script updates with BertAdam (optimization.py): bert_large_squad_fp32
+# below. Its head is a 1024 x 2
 # start/end classifier over every token (1.6 MFLOP per sample); predicted_tokens: 1 stands in
 # for it (one token's logits over the vocabulary, 62.5 MFLOP): either is under 0.03% of the
 # layers' 246 GFLOP. The sample budget is SQuAD v1.1's 87,599 training questions (Rajpurkar et
@@ -470,6 +471,12 @@ CALIBRATION_TRANSFORMERS["bert_large_squad"] = {
     "efficiency_source": "one pass over the two-epoch budget at the script's batch: DeepLearningExamples BERT "
                          "scripts/run_squad.sh (epochs 2.0, batch 32)",
     "optimizer": {"algorithm": "adam", "implementation": "fused", "master_weights": "true"},
+}
+CALIBRATION_TRANSFORMERS["bert_large_squad_fp32"] = {
+    **CALIBRATION_TRANSFORMERS["bert_large_squad"],
+    "description": "BERT-large fine-tuned on SQuAD v1.1 as NVIDIA DeepLearningExamples runs it without --fp16 (fp32, "
+                   "or TF32): 24 layers, hidden 1024, 16 heads, 384-token sequences, start/end head, BertAdam",
+    "optimizer": {"algorithm": "bert_adam"},
 }
 
 
