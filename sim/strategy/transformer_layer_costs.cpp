@@ -219,6 +219,29 @@ void add_share(BlockTimes& sum, const BlockTimes& part, double share) {
   add_share(sum.backward_column_weight, part.backward_column_weight, share);
 }
 
+void add_share(LayerTimes& sum, const LayerTimes& part, double share) {
+  add_share(sum.attention, part.attention, share);
+  add_share(sum.mlp, part.mlp, share);
+  add_share(sum.attention_core_forward, part.attention_core_forward, share);
+}
+
+void add_share(EndTimes& sum, const EndTimes& part, double share) {
+  add_share(sum.embedding_forward, part.embedding_forward, share);
+  add_share(sum.embedding_backward, part.embedding_backward, share);
+  add_share(sum.head_forward, part.head_forward, share);
+  add_share(sum.head_backward_input, part.head_backward_input, share);
+  add_share(sum.head_backward_weight, part.head_backward_weight, share);
+}
+
+// The share-weighted sum over the model's batch lengths of price_at(the model padded to each).
+template <typename Times, typename PriceAt>
+Times expected_over_bins(const TransformerSpec& model, const PriceAt& price_at) {
+  Times expected;
+  for (const PaddedLength& bin : model.batch_lengths())
+    add_share(expected, price_at(padded_to(model, bin.length)), bin.share);
+  return expected;
+}
+
 }  // namespace
 
 double hidden_state_bytes(const TransformerSpec& model, const LayerShape& shape) {
@@ -227,28 +250,14 @@ double hidden_state_bytes(const TransformerSpec& model, const LayerShape& shape)
 
 LayerTimes price_layer(const TransformerSpec& model, const LayerShape& shape, const GpuSpec& gpu,
                        const ComputeCostModel& cost) {
-  LayerTimes expected;
-  for (const PaddedLength& bin : model.batch_lengths()) {
-    const LayerTimes at = price_layer_at(padded_to(model, bin.length), shape, gpu, cost);
-    add_share(expected.attention, at.attention, bin.share);
-    add_share(expected.mlp, at.mlp, bin.share);
-    add_share(expected.attention_core_forward, at.attention_core_forward, bin.share);
-  }
-  return expected;
+  return expected_over_bins<LayerTimes>(
+      model, [&](const TransformerSpec& padded) { return price_layer_at(padded, shape, gpu, cost); });
 }
 
 EndTimes price_ends(const TransformerSpec& model, const LayerShape& shape, const GpuSpec& gpu,
                     const ComputeCostModel& cost) {
-  EndTimes expected;
-  for (const PaddedLength& bin : model.batch_lengths()) {
-    const EndTimes at = price_ends_at(padded_to(model, bin.length), shape, gpu, cost);
-    add_share(expected.embedding_forward, at.embedding_forward, bin.share);
-    add_share(expected.embedding_backward, at.embedding_backward, bin.share);
-    add_share(expected.head_forward, at.head_forward, bin.share);
-    add_share(expected.head_backward_input, at.head_backward_input, bin.share);
-    add_share(expected.head_backward_weight, at.head_backward_weight, bin.share);
-  }
-  return expected;
+  return expected_over_bins<EndTimes>(
+      model, [&](const TransformerSpec& padded) { return price_ends_at(padded, shape, gpu, cost); });
 }
 
 }  // namespace scalecast
