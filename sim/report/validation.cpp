@@ -7,6 +7,7 @@
 #include "sim/core/preset_paths.h"
 #include "sim/core/quantity_parse.h"
 #include "sim/core/yaml_input.h"
+#include "sim/report/inspection_format.h"
 
 namespace scalecast {
 
@@ -128,6 +129,19 @@ ValidationResult judge(const ValidationCase& c, double simulated) {
   result.within_tolerance = std::abs(counted) <= c.tolerance;
   result.within_accepted = result.within_tolerance || (c.accepted_error && std::abs(counted) <= *c.accepted_error);
   return result;
+}
+
+std::string stale_gap_bookkeeping(const ValidationCase& c, const ValidationResult& result) {
+  if (c.known_gap.empty() || !c.accepted_error) return "";
+  if (result.within_tolerance)
+    return "the model now meets the tolerance: remove known_gap and accepted_error";
+  const double error = std::abs(c.lower_bound ? std::min(0.0, result.error) : result.error);
+  const double loosest = error + std::max(kAcceptedErrorSlack, 0.1 * error);
+  std::string problem;
+  if (*c.accepted_error > loosest)
+    appendf(problem, "accepted_error %.3f is looser than the error %.3f allows (at most %.3f): tighten it",
+            *c.accepted_error, error, loosest);
+  return problem;
 }
 
 ValidationSummary summarize_validation(const std::vector<ValidationCase>& cases,

@@ -143,6 +143,19 @@ TEST(ValidationJudge, ErrorIsRelativeAndGapsAreAcceptedOnlyUpToTheirBound) {
   EXPECT_FALSE(judge(cases[1], 0.16).within_accepted);
 }
 
+// Case b: tolerance 10%, a known gap accepted up to 50%. Its bookkeeping holds while the model
+// is more than 10% off and the accepted 50% exceeds its error by at most 3 points or a tenth of it.
+TEST(ValidationJudge, KnownGapsThatClosedOrWhoseBoundIsLooseAreFlagged) {
+  auto cases = parse_validation_cases(kTwoCases, "cases.yaml");
+  EXPECT_EQ(stale_gap_bookkeeping(cases[1], judge(cases[1], 0.146)), "");  // 46% off: 0.5 is within a tenth (4.6 points)
+  EXPECT_NE(stale_gap_bookkeeping(cases[1], judge(cases[1], 0.105)).find("remove known_gap"), std::string::npos);
+  const std::string loose = stale_gap_bookkeeping(cases[1], judge(cases[1], 0.14));  // 40% off: at most 0.44
+  EXPECT_NE(loose.find("tighten"), std::string::npos) << loose;
+  EXPECT_NE(loose.find("0.440"), std::string::npos) << loose;
+  EXPECT_EQ(stale_gap_bookkeeping(cases[1], judge(cases[1], 0.054)), "");  // -46%: the error's size counts
+  EXPECT_EQ(stale_gap_bookkeeping(cases[0], judge(cases[0], 300)), "");  // no known gap: the tolerance alone
+}
+
 TEST(ValidationSummary, MeanAndMaxOfAbsoluteErrors) {
   auto cases = parse_validation_cases(kTwoCases, "cases.yaml");
   const std::vector<ValidationResult> results = {judge(cases[0], 190), judge(cases[1], 0.13)};

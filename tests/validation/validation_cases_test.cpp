@@ -1,5 +1,6 @@
 // Every case of the fidelity table is a test: it fails when the prediction leaves the case's
-// tolerance (or a known gap's accepted error). Each test runs in its own process (SimGrid).
+// tolerance (or a known gap's accepted error), and when a known gap's bookkeeping is stale (the
+// gap closed, or its accepted error loose). Each test runs in its own process (SimGrid).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -27,6 +28,8 @@ TEST_P(FidelityTable, PredictionWithinTolerance) {
       << c.name << ": measured " << c.measured << ", simulated " << result.simulated << " ("
       << validation_kind(c.kind).unit << "), error " << result.error * 100 << "%"
       << (c.known_gap.empty() ? "" : "; known gap: " + c.known_gap);
+  const std::string bookkeeping = stale_gap_bookkeeping(c, result);
+  EXPECT_TRUE(bookkeeping.empty()) << c.name << " (error " << result.error * 100 << "%): " << bookkeeping;
 }
 
 std::string test_name(const ::testing::TestParamInfo<ValidationCase>& info) {
