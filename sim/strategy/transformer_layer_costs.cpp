@@ -101,6 +101,7 @@ Kernel backward_of(const Kernel& forward) { return {kElementwise, 0, 2 * forward
 struct Sizes {
   double tokens, hidden, t, replicated_share, value_bytes, accumulate_bytes;
   double qkv, ffn_in, ffn, heads_per_rank, sequence;
+  bool fused_softmax;
 };
 
 Sizes sizes_of(const TransformerSpec& m, const LayerShape& shape) {
@@ -116,6 +117,7 @@ Sizes sizes_of(const TransformerSpec& m, const LayerShape& shape) {
   z.ffn_in = z.ffn * (m.gated_ffn ? 2 : 1);
   z.heads_per_rank = m.heads / z.t;
   z.sequence = m.sequence;
+  z.fused_softmax = m.fused_softmax;
   return z;
 }
 
@@ -124,15 +126,17 @@ Kernel dropout_add(const Sizes& z) {
   return {kElementwise, 0, z.tokens * z.hidden * (3 * z.value_bytes + kMaskBytes) * z.replicated_share};
 }
 
+double score_values(const Sizes& z) { return z.tokens * z.heads_per_rank * z.sequence; }
+
 // Scores, softmax with dropout, context: every head of this rank over the s x s matrix.
 std::vector<Kernel> attention_core(const Sizes& z) {
-  const double score_values = z.tokens * z.heads_per_rank * z.sequence;
+  const double scores = score_values(z);
   const double head_width = z.hidden / z.t;  // of this rank's heads together
   const double matrices = z.tokens / z.sequence * z.heads_per_rank, head_dim = head_width / z.heads_per_rank;
-  return {{kGemm, 2 * z.tokens * z.sequence * head_width, (2 * z.tokens * head_width + score_values) * z.value_bytes,
+  return {{kGemm, 2 * z.tokens * z.sequence * head_width, (2 * z.tokens * head_width + scores) * z.value_bytes,
            matrices, z.sequence, z.sequence},
-          {kElementwise, 0, score_values * (4 * z.value_bytes + kMaskBytes)},
-          {kGemm, 2 * z.tokens * z.sequence * head_width, (score_values + 2 * z.tokens * head_width) * z.value_bytes,
+          {kElementwise, 0, scores * softmax_dropout_bytes_per_score(z.fused_softmax, z.value_bytes).forward},
+          {kGemm, 2 * z.tokens * z.sequence * head_width, (scores + 2 * z.tokens * head_width) * z.value_bytes,
            matrices, z.sequence, head_dim}};
 }
 
@@ -148,7 +152,8 @@ BlockTimes price_attention(const Sizes& z, const GpuSpec& gpu, const ComputeCost
   // and dQ dK from the scores, dP and dV from the context: twice the forward's GEMMs).
   std::vector<Kernel> output_side = {backward_of(dropout_add(z)), projection};
   append(output_side, with_accumulation(weight_gradient(z.tokens, h / z.t, h, v), h / z.t * h, z.accumulate_bytes));
-  output_side.push_back(backward_of(core[1]));
+  output_side.push_back(
+      {kElementwise, 0, score_values(z) * softmax_dropout_bytes_per_score(z.fused_softmax, v).backward});
   for (const Kernel& k : {core[0], core[2]}) output_side.insert(output_side.end(), 2, k);
   return {price(forward, gpu, cost), price(output_side, gpu, cost), price({qkv, backward_of(norm(z))}, gpu, cost),
           price(with_accumulation(weight_gradient(z.tokens, h, z.qkv, v), h * z.qkv, z.accumulate_bytes), gpu, cost)};
@@ -243,6 +248,15 @@ Times expected_over_bins(const TransformerSpec& model, const PriceAt& price_at) 
 }
 
 }  // namespace
+
+SoftmaxDropoutBytes softmax_dropout_bytes_per_score(bool fused_softmax, double value_bytes) {
+  const double v = value_bytes;
+  const double dropout_forward = 2 * v + kMaskBytes, dropout_backward = 2 * v + kMaskBytes;
+  const double softmax_backward = 3 * v;
+  if (fused_softmax) return {2 * v + dropout_forward, dropout_backward + softmax_backward};
+  const double scale_backward = 2 * v;  // the mask add's backward passes the gradient on, no kernel
+  return {6 * v + dropout_forward, dropout_backward + softmax_backward + scale_backward};
+}
 
 double hidden_state_bytes(const TransformerSpec& model, const LayerShape& shape) {
   return double(shape.microbatch) * model.mean_batch_length() * model.hidden * shape.value_bytes;

@@ -20,7 +20,9 @@
 // input features, so a block's GEMMs and attention heads split over T GPUs, while norms and
 // bias-dropout-adds run on the whole hidden state -- on 1/T of the sequence under sequence
 // parallelism. Backward: the input-gradient GEMMs, the attention core's backward (twice its
-// forward) and the elementwise kernels' backward (twice their traffic) form the input gradient;
+// forward GEMMs; its softmax and dropout counted pass by pass, fused as Megatron runs them or
+// unfused as PyTorch eager does, TransformerSpec::fused_softmax) and the other elementwise
+// kernels' backward (twice their traffic) form the input gradient;
 // the weight-gradient GEMMs follow and may overlap the tensor-parallel collective. Where the
 // gradient is not accumulated inside its GEMM, an elementwise add of each weight's gradient into
 // the step's buffer follows its GEMM (LayerShape::accumulate_bytes_per_weight).
@@ -77,6 +79,18 @@ LayerTimes price_layer(const TransformerSpec& model, const LayerShape& shape, co
                        const ComputeCostModel& cost);
 EndTimes price_ends(const TransformerSpec& model, const LayerShape& shape, const GpuSpec& gpu,
                     const ComputeCostModel& cost);
+
+// Bytes per attention score that the element-wise passes between the two attention GEMMs move,
+// v bytes a value. Forward: Megatron-LM's fused scale-mask-softmax reads the scores and writes
+// the probabilities (2v); PyTorch eager's scale, mask add and softmax each read and write them
+// (6v); dropout reads them and writes its output and a one-byte mask (2v + 1). Backward:
+// dropout's reads the gradient and the mask and writes (2v + 1), softmax's reads the gradient
+// and the probabilities and writes (3v); unfused, the scale's backward reads and writes once
+// more (2v), and the mask add passes the gradient on without a kernel.
+struct SoftmaxDropoutBytes {
+  double forward = 0, backward = 0;
+};
+SoftmaxDropoutBytes softmax_dropout_bytes_per_score(bool fused_softmax, double value_bytes);
 
 // One microbatch's hidden state (b x s x h values): what each tensor-parallel all-reduce
 // reduces, what sequence parallelism gathers and scatters, and what a pipeline stage sends.

@@ -341,7 +341,8 @@ std::vector<PaddedLength> read_padded_lengths(const Field& field, int sequence) 
 // absurd input; shapes must split evenly (heads over the width, query heads over KV heads).
 TransformerSpec read_transformer(const Field& field) {
   MapReader map(field, {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "sequence", "padded_lengths", "vocabulary",
-                        "predicted_tokens", "activation", "embeddings", "position_embeddings", "biases", "norm", "source"});
+                        "predicted_tokens", "activation", "embeddings", "position_embeddings", "biases", "norm",
+                        "attention_softmax", "source"});
   TransformerSpec t;
   t.layers = read_width(map, "layers", 100000);
   t.hidden = read_width(map, "hidden", 1 << 20);
@@ -364,6 +365,8 @@ TransformerSpec read_transformer(const Field& field) {
     t.learned_positions = read_choice(*positions, {"learned", "rotary"}) == "learned";
   if (auto biases = map.optional("biases")) t.biases = read_choice(*biases, {"yes", "no"}) == "yes";
   if (auto norm = map.optional("norm")) t.rms_norm = read_choice(*norm, {"layernorm", "rmsnorm"}) == "rmsnorm";
+  if (auto softmax = map.optional("attention_softmax"))
+    t.fused_softmax = read_choice(*softmax, {"fused", "unfused"}) == "fused";
   if (auto source = map.optional("source")) read_name(*source);
   return t;
 }

@@ -30,6 +30,10 @@ struct TransformerSpec {
   bool learned_positions = true;   // a learned s x h position table (GPT); false: rotary
   bool biases = true;              // linear layers and norms carry biases (GPT); LLaMA has none
   bool rms_norm = false;           // RMSNorm (one vector) instead of LayerNorm (two)
+  // The attention scores' scale, mask and softmax in one kernel (Megatron-LM's
+  // scaled_masked_softmax), or as PyTorch eager runs them, one pass each (HuggingFace's and
+  // DeepLearningExamples' BERT: scores / sqrt(d), + mask, softmax).
+  bool fused_softmax = true;
   // Sequence binning (NVIDIA LDDL's, for BERT phase 2): each batch is drawn from one bin of
   // similar lengths and padded to its longest sequence, not to `sequence`. Empty: every batch
   // is `sequence` tokens long. Invariant when given: lengths increase, none above `sequence`,

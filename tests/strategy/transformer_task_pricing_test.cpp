@@ -138,6 +138,30 @@ TEST(TransformerTaskPricing, FullPrecisionGemmsFillTheirWavesWithSmallerTiles) {
   EXPECT_GE(mlp_gemms_s("fp32", gpu), mlp_gemms_s("fp32", whole_waves));
 }
 
+// The passes between the attention GEMMs, counted one by one (v = 2 bytes): Megatron's fused
+// scale-mask-softmax and dropout forward 2v + 2v + 1, backward (2v + 1) + 3v; PyTorch eager's
+// separate scale, mask add and softmax 4v more forward and the scale's 2v more backward. A
+// layer's memory-bound traffic moves by exactly that many bytes per score.
+TEST(TransformerTaskPricing, AttentionSoftmaxPassesAreCountedFusedOrUnfused) {
+  EXPECT_EQ(softmax_dropout_bytes_per_score(true, 2).forward, 9);
+  EXPECT_EQ(softmax_dropout_bytes_per_score(true, 2).backward, 11);
+  EXPECT_EQ(softmax_dropout_bytes_per_score(false, 2).forward, 17);
+  EXPECT_EQ(softmax_dropout_bytes_per_score(false, 2).backward, 15);
+  const Priced p = priced("gpt3-175b", 4);
+  TransformerSpec fused = *p.model.transformer;
+  TransformerSpec unfused = fused;
+  unfused.fused_softmax = false;
+  LayerShape shape;
+  shape.microbatch = 4;  // fp16
+  const GpuSpec& gpu = p.platform.node.gpu;
+  const LayerTimes a = price_layer(fused, shape, gpu, p.cost), b = price_layer(unfused, shape, gpu, p.cost);
+  const double scores = 4.0 * fused.heads * fused.sequence * fused.sequence;
+  EXPECT_NEAR(b.attention.forward.memory_bytes - a.attention.forward.memory_bytes, scores * 8, scores * 1e-9);
+  EXPECT_NEAR(b.attention.backward_output_side.memory_bytes - a.attention.backward_output_side.memory_bytes, scores * 4,
+              scores * 1e-9);
+  EXPECT_EQ(b.mlp.forward.total_s(), a.mlp.forward.total_s());
+}
+
 // The dp lowering and the placement both use these prices, not the operators' roofline.
 TEST(TransformerTaskPricing, WorkerPlanCarriesThePrices) {
   const Priced p = priced("gpt3-175b", 1);

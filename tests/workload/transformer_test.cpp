@@ -147,6 +147,11 @@ TEST(Transformer, WorkloadFileDerivesOperatorsAndKeepsTheSpec) {
   EXPECT_EQ(model.global_batch, 64);
   EXPECT_EQ(model.operators.back().kind, kLossKind);  // the loader's loss after lm_head
   EXPECT_EQ(model.operators.size(), 1u + 4 + 1 + 1 + 1);
+  EXPECT_TRUE(model.transformer->fused_softmax);  // Megatron's kernel by default
+  EXPECT_FALSE(parse_model_graph_yaml(replace(kTransformerWorkload, "vocabulary: 1000",
+                                              "vocabulary: 1000, attention_softmax: unfused"),
+                                      "workloads/x.yaml")
+                   .transformer->fused_softmax);
 }
 
 TEST(Transformer, WorkloadFileReadsPaddedLengthsRescalingTheShares) {
@@ -170,6 +175,8 @@ TEST(Transformer, WorkloadFileRefusesInconsistentShapesNamingTheField) {
       {replace(base, "heads: 4", "heads: 3"), "transformer.heads", "divide hidden"},
       {replace(base, "heads: 4", "heads: 4, kv_heads: 3"), "transformer.kv_heads", "divide heads"},
       {replace(base, "vocabulary: 1000", "vocabulary: 1000, activation: relu"), "transformer.activation", "gelu, swiglu"},
+      {replace(base, "vocabulary: 1000", "vocabulary: 1000, attention_softmax: flash"), "transformer.attention_softmax",
+       "fused, unfused"},
       {replace(base, "layers: 2", "layers: 0"), "transformer.layers", ""},
       {replace(base, "layers: 2,", ""), "transformer.layers", "missing"},
       {base + "operators:\n  - {name: a, kind: matmul, flops_per_sample: 1, activation_bytes_per_sample: 1}\n",
