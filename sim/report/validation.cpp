@@ -4,10 +4,10 @@
 #include <cmath>
 
 #include "sim/core/input_error.h"
+#include "sim/core/physical_limits.h"
 #include "sim/core/preset_paths.h"
 #include "sim/core/quantity_parse.h"
 #include "sim/core/yaml_input.h"
-#include "sim/report/inspection_format.h"
 
 namespace scalecast {
 
@@ -120,14 +120,22 @@ std::vector<ValidationCase> load_validation_cases(const std::string& path) {
   return parse_validation_cases(yaml::read_text_file(file, "a validation cases YAML file"), file);
 }
 
+namespace {
+
+// The |error| a case is judged by: a floor counts only the shortfall below it.
+double counted_error(const ValidationCase& c, double error) {
+  return std::abs(c.lower_bound ? std::min(0.0, error) : error);
+}
+
+}  // namespace
+
 ValidationResult judge(const ValidationCase& c, double simulated) {
   ValidationResult result;
   result.simulated = simulated;
   result.error = (simulated - c.measured) / c.measured;
-  // A floor counts only the shortfall below it.
-  const double counted = c.lower_bound ? std::min(0.0, result.error) : result.error;
-  result.within_tolerance = std::abs(counted) <= c.tolerance;
-  result.within_accepted = result.within_tolerance || (c.accepted_error && std::abs(counted) <= *c.accepted_error);
+  const double counted = counted_error(c, result.error);
+  result.within_tolerance = counted <= c.tolerance;
+  result.within_accepted = result.within_tolerance || (c.accepted_error && counted <= *c.accepted_error);
   return result;
 }
 
@@ -135,13 +143,11 @@ std::string stale_gap_bookkeeping(const ValidationCase& c, const ValidationResul
   if (c.known_gap.empty() || !c.accepted_error) return "";
   if (result.within_tolerance)
     return "the model now meets the tolerance: remove known_gap and accepted_error";
-  const double error = std::abs(c.lower_bound ? std::min(0.0, result.error) : result.error);
+  const double error = counted_error(c, result.error);
   const double loosest = error + std::max(kAcceptedErrorSlack, 0.1 * error);
-  std::string problem;
-  if (*c.accepted_error > loosest)
-    appendf(problem, "accepted_error %.3f is looser than the error %.3f allows (at most %.3f): tighten it",
-            *c.accepted_error, error, loosest);
-  return problem;
+  if (*c.accepted_error <= loosest) return "";
+  return "accepted_error " + limits::format_number(*c.accepted_error) + " is looser than the error " + limits::format_number(error) +
+         " allows (at most " + limits::format_number(loosest) + "): tighten it";
 }
 
 ValidationSummary summarize_validation(const std::vector<ValidationCase>& cases,

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <span>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "sim/workload/transformer.h"
@@ -44,15 +43,19 @@ constexpr Tile kTensorCoreTiles[] = {{256, 128}, {128, 256}};
 // volta_sgemm_{128x64, 128x32, 32x128, 64x64}_* and nothing larger, several to an SM at once.
 constexpr Tile kSimtTiles[] = {{128, 64}, {64, 128}, {128, 32}, {32, 128}, {64, 64}};
 
-bool runs_on_cuda_cores(const std::string& precision) { return precision == "fp32" || precision == "fp64"; }
+// The tiles of the kernels that run at `peak_precision` (ComputeCostModel::precision, the peak the
+// GEMMs are priced at): fp32 and fp64 on the CUDA cores; everything else, A100's and H100's fp32
+// training included (its peak is TF32's), on tensor cores.
+std::span<const Tile> gemm_tiles(const std::string& peak_precision) {
+  if (peak_precision == "fp32" || peak_precision == "fp64") return kSimtTiles;
+  return kTensorCoreTiles;
+}
 
-// The fraction of the waves' work that is useful, for the best tile shape the precision's kernels
+// The fraction of the waves' work that is useful, for the best of the tile shapes the kernels
 // offer; 1 when the GPU's SM count is not given. (The `gemm` efficiency, measured on a shape
 // that fills whole waves, is per useful tile; no source separates the tile shapes' own rates.)
-double wave_efficiency(const Kernel& k, int multiprocessors, const std::string& precision) {
+double wave_efficiency(const Kernel& k, int multiprocessors, std::span<const Tile> tiles_to_try) {
   if (k.matrices <= 0 || multiprocessors <= 0) return 1;
-  const auto tiles_to_try = runs_on_cuda_cores(precision) ? std::span<const Tile>(kSimtTiles)
-                                                          : std::span<const Tile>(kTensorCoreTiles);
   double best = 0;
   for (const Tile& tile : tiles_to_try) {
     const double tiles = k.matrices * std::ceil(k.rows / tile.rows) * std::ceil(k.columns / tile.columns);
@@ -63,10 +66,11 @@ double wave_efficiency(const Kernel& k, int multiprocessors, const std::string& 
 }
 
 KernelSequenceTime price(const std::vector<Kernel>& kernels, const GpuSpec& gpu, const ComputeCostModel& cost) {
+  const std::span<const Tile> tiles = gemm_tiles(cost.precision);
   KernelSequenceTime time;
   for (const Kernel& k : kernels)
-    time += kernel_time(k.flops / wave_efficiency(k, gpu.multiprocessors, cost.precision), k.bytes, gpu,
-                        cost.precision, cost.for_kind(k.kind));
+    time += kernel_time(k.flops / wave_efficiency(k, gpu.multiprocessors, tiles), k.bytes, gpu, cost.precision,
+                        cost.for_kind(k.kind));
   return time;
 }
 
