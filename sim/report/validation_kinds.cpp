@@ -110,6 +110,12 @@ int micro_batches_per_step(const ValidationCase& c, int batch, int gpus) {
   }
 }
 
+// The case's per-GPU `batch`, when it gives one (the workload's own otherwise).
+std::optional<int> case_batch(const ValidationCase& c) {
+  if (!c.optional_text("batch")) return std::nullopt;
+  return c.integer("batch");
+}
+
 // The case's workload on `platform` as a placed dp scenario: its `batch` (when given), and the
 // case's precision, global_batch, sync (every | last) and bucket_mb.
 Scenario dp_case_scenario(const ValidationCase& c, const std::string& platform, std::optional<int> batch) {
@@ -278,8 +284,7 @@ double simulate_layer_time_ms(const ValidationCase& c) {
 // batches on fewer GPUs, and `sync: every` reduces after each of them (apex's DDP) instead of
 // only the last (PyTorch DDP's no_sync). `bucket_mb` is DDP's bucket_cap_mb (default 25).
 double simulate_dp_speedup(const ValidationCase& c) {
-  const std::optional<int> batch = c.optional_text("batch") ? std::optional<int>(c.integer("batch")) : std::nullopt;
-  const Scenario scenario = dp_case_scenario(c, c.text("platform"), batch);
+  const Scenario scenario = dp_case_scenario(c, c.text("platform"), case_batch(c));
   const int gpus = c.integer("gpus");
   const int base_gpus = c.optional_text("base_gpus") ? c.integer("base_gpus") : 1;
   if (base_gpus < 1 || base_gpus >= gpus)
@@ -293,8 +298,7 @@ double simulate_dp_speedup(const ValidationCase& c) {
 // What one GPU's compute costs, against a published absolute figure (the speedup cases divide it
 // out).
 double simulate_dp_throughput(const ValidationCase& c) {
-  const std::optional<int> batch = c.optional_text("batch") ? std::optional<int>(c.integer("batch")) : std::nullopt;
-  const Scenario scenario = dp_case_scenario(c, c.text("platform"), batch);
+  const Scenario scenario = dp_case_scenario(c, c.text("platform"), case_batch(c));
   const int gpus = c.integer("gpus");
   const std::vector<double> batch_s = dp_batch_times_s({{&scenario, gpus}}, "dp_throughput");
   return double(gpus) * scenario.model->batch_per_gpu / batch_s[0];

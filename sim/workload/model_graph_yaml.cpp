@@ -75,11 +75,11 @@ OptimizerSpec read_optimizer(const Field& field) {
   spec.fused = has_fused_implementation(spec.algorithm);  // the default: fused where it exists
   if (auto implementation = map.optional("implementation")) {
     spec.fused = read_choice(*implementation, {"fused", "unfused"}) == "fused";
-    if (!spec.fused && !has_unfused_implementation(spec.algorithm))
-      implementation->fail("'" + spec.algorithm + "' runs only fused (NVIDIA's multi-tensor kernels); expected fused");
-    if (spec.fused && !has_fused_implementation(spec.algorithm))
-      implementation->fail("'" + spec.algorithm + "' runs only unfused (a per-tensor loop of element-wise ops); "
-                           "expected unfused");
+    const bool exists = spec.fused ? has_fused_implementation(spec.algorithm) : has_unfused_implementation(spec.algorithm);
+    if (!exists)
+      implementation->fail("'" + spec.algorithm + "' runs only " +
+                           (spec.fused ? "unfused (a per-tensor loop of element-wise ops); expected unfused"
+                                       : "fused (NVIDIA's multi-tensor kernels); expected fused"));
   }
   if (auto clip = map.optional("clip_grad_norm")) spec.clip_grad_norm = read_choice(*clip, {"true", "false"}) == "true";
   if (auto zero = map.optional("zero_grad")) spec.zero_grad_memset = read_choice(*zero, {"memset", "none"}) == "memset";

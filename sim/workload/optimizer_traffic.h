@@ -21,7 +21,8 @@
 //     buffer (7); the per-tensor norms read w and the update (2); stage 2 reads w and the
 //     update and writes w (3)                                                             = 13
 //   clip_grad_norm: torch.nn.utils.clip_grad_norm_ reads every gradient once for the norm (1);
-//     the rescale it applies only when the norm exceeds the limit is not counted.
+//     its rescale is not counted (before PyTorch 1.9 applied only when the norm exceeds the
+//     limit; from 1.9 on every step, 2 more, to avoid a host sync).
 //   zero_grad memset: optimizer.zero_grad() writing zeros, PyTorch's default before v2.0 (1);
 //     set_to_none (v2.0's default) frees the tensors instead: 0.
 //   BertAdam, unfused only: the per-tensor Python loop of pytorch-pretrained-BERT's Adam that
