@@ -197,7 +197,9 @@ EndTimes price_ends_at(const TransformerSpec& model, const LayerShape& shape, co
   // positions, gathered first).
   const double scored = z.tokens * model.head_tokens() / model.sequence;
   const Kernel logits = gemm(scored, h, vocabulary, v);
-  const Kernel cross_entropy = {kElementwise, 0, scored * vocabulary * (v + 2 * kFp32Bytes)};
+  const CrossEntropyBytes loss = cross_entropy_bytes_per_logit(model.vocab_parallel_loss, v);
+  const Kernel cross_entropy = {kElementwise, 0, scored * vocabulary * loss.forward};
+  const Kernel cross_entropy_backward = {kElementwise, 0, scored * vocabulary * loss.backward};
   EndTimes times;
   times.embedding_forward = price({lookup}, gpu, cost);
   // Under accum:add the embedding's gradient (vocabulary slice x hidden) and the head's take the
@@ -206,7 +208,7 @@ EndTimes price_ends_at(const TransformerSpec& model, const LayerShape& shape, co
   // first stage, left out (0.55 ms per microbatch on a 530 B stage, against 7.9 ms for its layers').
   times.embedding_backward = price(with_accumulation(backward_of(lookup), vocabulary * h, z.accumulate_bytes), gpu, cost);
   times.head_forward = price({norm(z), logits, cross_entropy}, gpu, cost);
-  times.head_backward_input = price({logits, backward_of(cross_entropy), backward_of(norm(z))}, gpu, cost);
+  times.head_backward_input = price({cross_entropy_backward, logits, backward_of(norm(z))}, gpu, cost);
   times.head_backward_weight =
       price(with_accumulation(weight_gradient(scored, h, vocabulary, v), h * vocabulary, z.accumulate_bytes), gpu, cost);
   return times;
@@ -260,6 +262,13 @@ SoftmaxDropoutBytes softmax_dropout_bytes_per_score(bool fused_softmax, double v
   if (fused_softmax) return {2 * v + dropout_forward, dropout_backward + softmax_backward};
   const double scale_backward = 2 * v;  // the mask add's backward passes the gradient on, no kernel
   return {6 * v + dropout_forward, dropout_backward + softmax_backward + scale_backward};
+}
+
+CrossEntropyBytes cross_entropy_bytes_per_logit(bool vocab_parallel, double value_bytes) {
+  const double v = value_bytes, f = kFp32Bytes;
+  if (!vocab_parallel) return {4 * v, v + 4 * v};
+  const double cast = v < f ? v + f : 0;
+  return {cast + f + 2 * f + 2 * f + f + 2 * f, 2 * f + cast};
 }
 
 double hidden_state_bytes(const TransformerSpec& model, const LayerShape& shape) {

@@ -92,6 +92,20 @@ struct SoftmaxDropoutBytes {
 };
 SoftmaxDropoutBytes softmax_dropout_bytes_per_score(bool fused_softmax, double value_bytes);
 
+// Bytes per logit that the loss's element-wise passes move, v bytes a logit (f = 4, fp32).
+// Megatron-LM's vocab_parallel_cross_entropy (megatron/mpu/cross_entropy.py, 2021 and 2022) on
+// `output.float()` (gpt_model.py, unless --fp16-lm-cross-entropy): the cast (v + f, none when
+// v = f), max (f), subtract in place (2f), exp in place (2f), sum (f), divide in place into the
+// saved softmax (2f); backward multiplies the softmax by the loss gradient in place (2f) and
+// casts back (f + v). PyTorch's nn.CrossEntropyLoss in the logits' type: log_softmax's three
+// passes (max, sum of exponentials, write: 4v); backward, nll_loss's gradient fill (v) and
+// log_softmax's two passes (a sum over the gradient, then gradient and output in, result out:
+// 4v). Per-token values (the target's logit, the row sums) are left out.
+struct CrossEntropyBytes {
+  double forward = 0, backward = 0;
+};
+CrossEntropyBytes cross_entropy_bytes_per_logit(bool vocab_parallel, double value_bytes);
+
 // One microbatch's hidden state (b x s x h values): what each tensor-parallel all-reduce
 // reduces, what sequence parallelism gathers and scatters, and what a pipeline stage sends.
 // Under sequence binning s is the mean padded length: the bytes' expected value.

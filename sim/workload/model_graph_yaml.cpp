@@ -342,7 +342,7 @@ std::vector<PaddedLength> read_padded_lengths(const Field& field, int sequence) 
 TransformerSpec read_transformer(const Field& field) {
   MapReader map(field, {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "sequence", "padded_lengths", "vocabulary",
                         "predicted_tokens", "activation", "embeddings", "position_embeddings", "biases", "norm",
-                        "attention_softmax", "source"});
+                        "attention_softmax", "cross_entropy", "source"});
   TransformerSpec t;
   t.layers = read_width(map, "layers", 100000);
   t.hidden = read_width(map, "hidden", 1 << 20);
@@ -367,6 +367,8 @@ TransformerSpec read_transformer(const Field& field) {
   if (auto norm = map.optional("norm")) t.rms_norm = read_choice(*norm, {"layernorm", "rmsnorm"}) == "rmsnorm";
   if (auto softmax = map.optional("attention_softmax"))
     t.fused_softmax = read_choice(*softmax, {"fused", "unfused"}) == "fused";
+  if (auto loss = map.optional("cross_entropy"))
+    t.vocab_parallel_loss = read_choice(*loss, {"vocab_parallel", "log_softmax"}) == "vocab_parallel";
   if (auto source = map.optional("source")) read_name(*source);
   return t;
 }

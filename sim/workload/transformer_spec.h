@@ -34,6 +34,10 @@ struct TransformerSpec {
   // scaled_masked_softmax), or as PyTorch eager runs them, one pass each (HuggingFace's and
   // DeepLearningExamples' BERT: scores / sqrt(d), + mask, softmax).
   bool fused_softmax = true;
+  // The loss over the head's logits: Megatron-LM's vocab_parallel_cross_entropy on the logits
+  // cast to fp32 (GPT's default), or PyTorch's nn.CrossEntropyLoss in the logits' own type
+  // (log_softmax and nll_loss; DeepLearningExamples' BERT).
+  bool vocab_parallel_loss = true;
   // Sequence binning (NVIDIA LDDL's, for BERT phase 2): each batch is drawn from one bin of
   // similar lengths and padded to its longest sequence, not to `sequence`. Empty: every batch
   // is `sequence` tokens long. Invariant when given: lengths increase, none above `sequence`,

@@ -162,6 +162,32 @@ TEST(TransformerTaskPricing, AttentionSoftmaxPassesAreCountedFusedOrUnfused) {
   EXPECT_EQ(b.mlp.forward.total_s(), a.mlp.forward.total_s());
 }
 
+// The loss's passes per logit (v = 2 bytes in fp16, 4 in fp32): Megatron's cross entropy on
+// fp32 logits forward cast 6 + max 4 + subtract 8 + exp 8 + sum 4 + divide 8, backward multiply
+// 8 + cast back 6 (no casts at fp32); PyTorch's log_softmax forward 4v, backward 5v. The head's
+// memory-bound traffic moves by exactly that many bytes per logit, the layers' not at all.
+TEST(TransformerTaskPricing, CrossEntropyPassesAreCountedPerImplementation) {
+  EXPECT_EQ(cross_entropy_bytes_per_logit(true, 2).forward, 38);
+  EXPECT_EQ(cross_entropy_bytes_per_logit(true, 2).backward, 14);
+  EXPECT_EQ(cross_entropy_bytes_per_logit(true, 4).forward, 32);
+  EXPECT_EQ(cross_entropy_bytes_per_logit(true, 4).backward, 8);
+  EXPECT_EQ(cross_entropy_bytes_per_logit(false, 2).forward, 8);
+  EXPECT_EQ(cross_entropy_bytes_per_logit(false, 2).backward, 10);
+  const Priced p = priced("gpt3-175b", 4);
+  TransformerSpec megatron = *p.model.transformer;
+  TransformerSpec pytorch = megatron;
+  pytorch.vocab_parallel_loss = false;
+  LayerShape shape;
+  shape.microbatch = 4;  // fp16
+  const GpuSpec& gpu = p.platform.node.gpu;
+  const EndTimes a = price_ends(megatron, shape, gpu, p.cost), b = price_ends(pytorch, shape, gpu, p.cost);
+  const double logits = 4.0 * megatron.sequence * megatron.vocabulary;
+  EXPECT_NEAR(a.head_forward.memory_bytes - b.head_forward.memory_bytes, logits * 30, logits * 1e-9);
+  EXPECT_NEAR(a.head_backward_input.memory_bytes - b.head_backward_input.memory_bytes, logits * 4, logits * 1e-9);
+  EXPECT_EQ(price_layer(megatron, shape, gpu, p.cost).mlp.forward.total_s(),
+            price_layer(pytorch, shape, gpu, p.cost).mlp.forward.total_s());
+}
+
 // The dp lowering and the placement both use these prices, not the operators' roofline.
 TEST(TransformerTaskPricing, WorkerPlanCarriesThePrices) {
   const Priced p = priced("gpt3-175b", 1);

@@ -152,6 +152,11 @@ TEST(Transformer, WorkloadFileDerivesOperatorsAndKeepsTheSpec) {
                                               "vocabulary: 1000, attention_softmax: unfused"),
                                       "workloads/x.yaml")
                    .transformer->fused_softmax);
+  EXPECT_TRUE(model.transformer->vocab_parallel_loss);  // Megatron's cross entropy by default
+  EXPECT_FALSE(parse_model_graph_yaml(replace(kTransformerWorkload, "vocabulary: 1000",
+                                              "vocabulary: 1000, cross_entropy: log_softmax"),
+                                      "workloads/x.yaml")
+                   .transformer->vocab_parallel_loss);
 }
 
 TEST(Transformer, WorkloadFileReadsPaddedLengthsRescalingTheShares) {
@@ -177,6 +182,8 @@ TEST(Transformer, WorkloadFileRefusesInconsistentShapesNamingTheField) {
       {replace(base, "vocabulary: 1000", "vocabulary: 1000, activation: relu"), "transformer.activation", "gelu, swiglu"},
       {replace(base, "vocabulary: 1000", "vocabulary: 1000, attention_softmax: flash"), "transformer.attention_softmax",
        "fused, unfused"},
+      {replace(base, "vocabulary: 1000", "vocabulary: 1000, cross_entropy: fused"), "transformer.cross_entropy",
+       "vocab_parallel, log_softmax"},
       {replace(base, "layers: 2", "layers: 0"), "transformer.layers", ""},
       {replace(base, "layers: 2,", ""), "transformer.layers", "missing"},
       {base + "operators:\n  - {name: a, kind: matmul, flops_per_sample: 1, activation_bytes_per_sample: 1}\n",

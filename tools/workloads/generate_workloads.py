@@ -417,6 +417,8 @@ TRANSFORMERS = {
 BERT_SOURCE = "DeepLearningExamples PyTorch/LanguageModeling/BERT at a9e2c1d5: bert_configs/large.json, run_pretraining.py"
 # DLE's BertSelfAttention (modeling.py, read at 1d4211fe) runs the attention scores as PyTorch
 # eager ops: matmul, / sqrt(head size), + mask, softmax, dropout, matmul: attention_softmax unfused.
+# Its losses are torch.nn.CrossEntropyLoss on the heads' logits (run_pretraining.py
+# BertPretrainingCriterion, run_squad.py), in the model's type: cross_entropy log_softmax.
 # Phase 2 reads Wikipedia binned by sequence length (scripts/configs/pretrain_config.sh:
 # phase2_bin_size=64, so 8 bins of 512): LDDL draws each step's bin with probability its share of
 # the sequences (Tools/lddl/lddl/torch/dataloader.py) and pads each batch to its longest sequence,
@@ -441,7 +443,8 @@ CALIBRATION_TRANSFORMERS = {
                  **({"padded_lengths": PHASE2_PADDED_LENGTHS} if phase == 2 else {}), "vocabulary": 30528,
                  "predicted_tokens": masked, "activation": "gelu", "embeddings": "tied",
                  "position_embeddings": "learned", "biases": "yes", "norm": "layernorm",
-                 "attention_softmax": "unfused", "source": BERT_SOURCE},
+                 "attention_softmax": "unfused", "cross_entropy": "log_softmax",
+                 "source": BERT_SOURCE},
         "description": f"BERT-large pretraining phase {phase} as NVIDIA DeepLearningExamples runs it: 24 layers, hidden "
                        f"1024, 16 heads, {seq}-token sequences, masked-LM head on {masked} positions, LAMB",
         "precision": "fp32", "batch": batch, "global_batch": global_batch,
