@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "sim/cost/cost_model_table.h"
 #include "sim/platform/platform_yaml.h"
 #include "sim/strategy/hybrid_parallel.h"
@@ -138,6 +140,22 @@ TEST(TransformerTaskPricing, FullPrecisionGemmsFillTheirWavesWithSmallerTiles) {
   EXPECT_GE(mlp_gemms_s("fp32", gpu), mlp_gemms_s("fp32", whole_waves));
 }
 
+// gpt3-175b's layers at a microbatch of 4 in fp16 on an A100: `base` as the preset has them,
+// `varied` a copy for a test to change one setting of.
+struct TwoSettings {
+  Priced p = priced("gpt3-175b", 4);
+  TransformerSpec base = *p.model.transformer;
+  TransformerSpec varied = base;
+  LayerShape shape = [] {
+    LayerShape s;
+    s.microbatch = 4;  // fp16
+    return s;
+  }();
+  const GpuSpec& gpu() const { return p.platform.node.gpu; }
+  LayerTimes layer(const TransformerSpec& spec) const { return price_layer(spec, shape, gpu(), p.cost); }
+  EndTimes ends(const TransformerSpec& spec) const { return price_ends(spec, shape, gpu(), p.cost); }
+};
+
 // The passes between the attention GEMMs, counted one by one (v = 2 bytes): Megatron's fused
 // scale-mask-softmax and dropout forward 2v + 2v + 1, backward (2v + 1) + 3v; PyTorch eager's
 // separate scale, mask add and softmax 4v more forward and the scale's 2v more backward. A
@@ -147,15 +165,10 @@ TEST(TransformerTaskPricing, AttentionSoftmaxPassesAreCountedFusedOrUnfused) {
   EXPECT_EQ(softmax_dropout_bytes_per_score(true, 2).backward, 11);
   EXPECT_EQ(softmax_dropout_bytes_per_score(false, 2).forward, 17);
   EXPECT_EQ(softmax_dropout_bytes_per_score(false, 2).backward, 15);
-  const Priced p = priced("gpt3-175b", 4);
-  TransformerSpec fused = *p.model.transformer;
-  TransformerSpec unfused = fused;
-  unfused.fused_softmax = false;
-  LayerShape shape;
-  shape.microbatch = 4;  // fp16
-  const GpuSpec& gpu = p.platform.node.gpu;
-  const LayerTimes a = price_layer(fused, shape, gpu, p.cost), b = price_layer(unfused, shape, gpu, p.cost);
-  const double scores = 4.0 * fused.heads * fused.sequence * fused.sequence;
+  TwoSettings t;
+  t.varied.fused_softmax = false;
+  const LayerTimes a = t.layer(t.base), b = t.layer(t.varied);
+  const double scores = 4.0 * t.base.heads * t.base.sequence * t.base.sequence;
   EXPECT_NEAR(b.attention.forward.memory_bytes - a.attention.forward.memory_bytes, scores * 8, scores * 1e-9);
   EXPECT_NEAR(b.attention.backward_output_side.memory_bytes - a.attention.backward_output_side.memory_bytes, scores * 4,
               scores * 1e-9);
@@ -167,25 +180,18 @@ TEST(TransformerTaskPricing, AttentionSoftmaxPassesAreCountedFusedOrUnfused) {
 // 8 + cast back 6 (no casts at fp32); PyTorch's log_softmax forward 4v, backward 5v. The head's
 // memory-bound traffic moves by exactly that many bytes per logit, the layers' not at all.
 TEST(TransformerTaskPricing, CrossEntropyPassesAreCountedPerImplementation) {
-  EXPECT_EQ(cross_entropy_bytes_per_logit(true, 2).forward, 38);
-  EXPECT_EQ(cross_entropy_bytes_per_logit(true, 2).backward, 14);
-  EXPECT_EQ(cross_entropy_bytes_per_logit(true, 4).forward, 32);
-  EXPECT_EQ(cross_entropy_bytes_per_logit(true, 4).backward, 8);
-  EXPECT_EQ(cross_entropy_bytes_per_logit(false, 2).forward, 8);
-  EXPECT_EQ(cross_entropy_bytes_per_logit(false, 2).backward, 10);
-  const Priced p = priced("gpt3-175b", 4);
-  TransformerSpec megatron = *p.model.transformer;
-  TransformerSpec pytorch = megatron;
-  pytorch.vocab_parallel_loss = false;
-  LayerShape shape;
-  shape.microbatch = 4;  // fp16
-  const GpuSpec& gpu = p.platform.node.gpu;
-  const EndTimes a = price_ends(megatron, shape, gpu, p.cost), b = price_ends(pytorch, shape, gpu, p.cost);
-  const double logits = 4.0 * megatron.sequence * megatron.vocabulary;
+  const CrossEntropyBytes fp16 = cross_entropy_bytes_per_logit(true, 2), fp32 = cross_entropy_bytes_per_logit(true, 4),
+                          pytorch = cross_entropy_bytes_per_logit(false, 2);
+  EXPECT_EQ(std::make_pair(fp16.forward, fp16.backward), std::make_pair(38.0, 14.0));
+  EXPECT_EQ(std::make_pair(fp32.forward, fp32.backward), std::make_pair(32.0, 8.0));
+  EXPECT_EQ(std::make_pair(pytorch.forward, pytorch.backward), std::make_pair(8.0, 10.0));
+  TwoSettings t;
+  t.varied.vocab_parallel_loss = false;
+  const EndTimes a = t.ends(t.base), b = t.ends(t.varied);
+  const double logits = 4.0 * t.base.sequence * t.base.vocabulary;
   EXPECT_NEAR(a.head_forward.memory_bytes - b.head_forward.memory_bytes, logits * 30, logits * 1e-9);
   EXPECT_NEAR(a.head_backward_input.memory_bytes - b.head_backward_input.memory_bytes, logits * 4, logits * 1e-9);
-  EXPECT_EQ(price_layer(megatron, shape, gpu, p.cost).mlp.forward.total_s(),
-            price_layer(pytorch, shape, gpu, p.cost).mlp.forward.total_s());
+  EXPECT_EQ(t.layer(t.base).mlp.forward.total_s(), t.layer(t.varied).mlp.forward.total_s());
 }
 
 // The dp lowering and the placement both use these prices, not the operators' roofline.
