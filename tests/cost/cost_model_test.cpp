@@ -205,6 +205,26 @@ TEST(CostModel, ShippedTableCoversThePlatformGpus) {
     }
 }
 
+// H100's FP8 GEMMs run at the measured cuBLASLt rate (0.698 of the FP8 peak), not fp16's 0.801;
+// the kinds not measured in FP8 are fp16's and say so.
+TEST(CostModel, ShippedH100Fp8GemmsAreMeasuredAndTheRestMarkedCopied) {
+  GpuSpec h100 = test_gpu("H100-SXM5-80GB");
+  h100.peak_flops_per_s["fp8"] = 1978.9e12;
+  const ResolvedCostModel fp8 = resolve_cost_model(load_cost_model_table(), h100, "fp8");
+  EXPECT_EQ(fp8.family, "H100");
+  EXPECT_EQ(fp8.model.precision, "fp8");
+  EXPECT_DOUBLE_EQ(fp8.model.for_kind("gemm").compute_efficiency, 0.698);
+  EXPECT_DOUBLE_EQ(fp8.model.for_kind("conv").compute_efficiency,
+                   resolve_cost_model(load_cost_model_table(), h100, "fp16").model.for_kind("conv").compute_efficiency);
+  ASSERT_EQ(fp8.notes.size(), 2u);  // one per source: gemm is measured, no note for it
+  EXPECT_NE(fp8.notes[0].find("H100 fp8 efficiencies (conv) are not measured on this GPU: copied from H100 fp16"),
+            std::string::npos)
+      << fp8.notes[0];
+  EXPECT_NE(fp8.notes[1].find("(attention, lstm, matmul) are not measured on this GPU: copied from H100 fp16 (A100 x"),
+            std::string::npos)
+      << fp8.notes[1];
+}
+
 // A trace whose tasks ran at known efficiencies: the fit recovers them.
 TEST(CostModelFit, RecoversEfficienciesFromATrace) {
   const GpuSpec gpu = test_gpu();
