@@ -146,11 +146,7 @@ struct TwoSettings {
   Priced p = priced("gpt3-175b", 4);
   TransformerSpec base = *p.model.transformer;
   TransformerSpec varied = base;
-  LayerShape shape = [] {
-    LayerShape s;
-    s.microbatch = 4;  // fp16
-    return s;
-  }();
+  LayerShape shape{.microbatch = 4};  // fp16
   const GpuSpec& gpu() const { return p.platform.node.gpu; }
   LayerTimes layer(const TransformerSpec& spec) const { return price_layer(spec, shape, gpu(), p.cost); }
   EndTimes ends(const TransformerSpec& spec) const { return price_ends(spec, shape, gpu(), p.cost); }

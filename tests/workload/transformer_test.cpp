@@ -147,16 +147,16 @@ TEST(Transformer, WorkloadFileDerivesOperatorsAndKeepsTheSpec) {
   EXPECT_EQ(model.global_batch, 64);
   EXPECT_EQ(model.operators.back().kind, kLossKind);  // the loader's loss after lm_head
   EXPECT_EQ(model.operators.size(), 1u + 4 + 1 + 1 + 1);
+  // The section with one more field after the vocabulary.
+  auto with = [](const std::string& field) {
+    return *parse_model_graph_yaml(replace(kTransformerWorkload, "vocabulary: 1000", "vocabulary: 1000, " + field),
+                                   "workloads/x.yaml")
+                .transformer;
+  };
   EXPECT_TRUE(model.transformer->fused_softmax);  // Megatron's kernel by default
-  EXPECT_FALSE(parse_model_graph_yaml(replace(kTransformerWorkload, "vocabulary: 1000",
-                                              "vocabulary: 1000, attention_softmax: unfused"),
-                                      "workloads/x.yaml")
-                   .transformer->fused_softmax);
+  EXPECT_FALSE(with("attention_softmax: unfused").fused_softmax);
   EXPECT_TRUE(model.transformer->vocab_parallel_loss);  // Megatron's cross entropy by default
-  EXPECT_FALSE(parse_model_graph_yaml(replace(kTransformerWorkload, "vocabulary: 1000",
-                                              "vocabulary: 1000, cross_entropy: log_softmax"),
-                                      "workloads/x.yaml")
-                   .transformer->vocab_parallel_loss);
+  EXPECT_FALSE(with("cross_entropy: log_softmax").vocab_parallel_loss);
 }
 
 TEST(Transformer, WorkloadFileReadsPaddedLengthsRescalingTheShares) {
