@@ -117,7 +117,7 @@ std::optional<int> case_batch(const ValidationCase& c) {
 }
 
 // The case's workload on `platform` as a placed dp scenario: its `batch` (when given), and the
-// case's precision, global_batch, sync (every | last) and bucket_mb.
+// case's precision, global_batch, sync (every | last), bucket_mb and ddp (torch | apex[:N[:predivide]]).
 Scenario dp_case_scenario(const ValidationCase& c, const std::string& platform, std::optional<int> batch) {
   ModelGraph model = load_model_graph(workload_in_tree(c.text("workload")));
   if (batch) model.batch_per_gpu = *batch;
@@ -131,6 +131,13 @@ Scenario dp_case_scenario(const ValidationCase& c, const std::string& platform, 
   const StrategySpec dp{};
   HybridOptions options;
   if (c.optional_text("bucket_mb")) options.bucket_bytes = double(c.integer("bucket_mb")) * 1024 * 1024;
+  if (auto ddp = c.optional_text("ddp")) {
+    const auto wrapper = parse_ddp_wrapper(*ddp);
+    if (!wrapper) throw InputError(c.file, c.field + ".ddp", "expected torch, apex, apex:N or apex:N:predivide, got '" + *ddp + "'");
+    if (wrapper->kind == DdpWrapper::Kind::apex && c.optional_text("bucket_mb"))
+      throw InputError(c.file, c.field + ".bucket_mb", "is PyTorch DDP's bucket_cap_mb; apex sizes buckets in elements (ddp: apex:N)");
+    options.ddp = *wrapper;
+  }
   add_strategy(scenario, dp, options);
   place_strategy(scenario, dp);
   return scenario;
@@ -341,12 +348,12 @@ const std::vector<ValidationKind>& validation_kinds() {
       {"dp_speedup", "x",
        "a workload's data-parallel throughput on N GPUs over one GPU's (or base_gpus') at the same per-GPU batch, "
        "against the measured speedup",
-       {"workload", "platform", "gpus"}, {"batch", "precision", "global_batch", "sync", "base_gpus", "bucket_mb"},
+       {"workload", "platform", "gpus"}, {"batch", "precision", "global_batch", "sync", "base_gpus", "bucket_mb", "ddp"},
        simulate_dp_speedup},
       {"dp_throughput", "samples/s",
        "a workload's data-parallel training throughput on N GPUs (one, for a single GPU's), against the published "
        "figure",
-       {"workload", "platform", "gpus"}, {"batch", "precision", "global_batch", "sync", "bucket_mb"},
+       {"workload", "platform", "gpus"}, {"batch", "precision", "global_batch", "sync", "bucket_mb", "ddp"},
        simulate_dp_throughput},
   };
   return kinds;

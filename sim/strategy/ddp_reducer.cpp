@@ -36,9 +36,7 @@ Task ddp_gradient_copy(const std::string& name, double bytes, int stream) {
   return copy;
 }
 
-namespace {
-
-Task bucket_allreduce(const DdpLowering& lowering, int bucket, double bytes, int last_copy) {
+Task ddp_bucket_allreduce(const DdpLowering& lowering, int bucket, double bytes, int after_task) {
   Task allreduce;
   allreduce.kind = TaskKind::collective;
   allreduce.name = "allreduce." + lowering.label + ".bucket" + std::to_string(bucket);
@@ -49,11 +47,9 @@ Task bucket_allreduce(const DdpLowering& lowering, int bucket, double bytes, int
   allreduce.bytes = bytes * lowering.allreduce_bytes_scale;
   allreduce.stream = lowering.nccl_stream;
   allreduce.step = 0;
-  allreduce.deps.push_back({0, last_copy});
+  allreduce.deps.push_back({0, after_task});
   return allreduce;
 }
-
-}  // namespace
 
 int append_ddp_reduction(const std::vector<ReadyGradient>& gradients, const DdpLowering& lowering,
                          std::vector<Task>& tasks) {
@@ -65,7 +61,7 @@ int append_ddp_reduction(const std::vector<ReadyGradient>& gradients, const DdpL
     double bucket_bytes = 0;
     for (int g : buckets[b]) bucket_bytes += gradients[g].bytes;
     allreduce_of_bucket.push_back(static_cast<int>(tasks.size()));
-    tasks.push_back(bucket_allreduce(lowering, static_cast<int>(b), bucket_bytes,
+    tasks.push_back(ddp_bucket_allreduce(lowering, static_cast<int>(b), bucket_bytes,
                                      gradients[buckets[b].back()].copy_task));
   }
   // finalize_backward: bucket by bucket, wait for its allreduce, then copy it back.

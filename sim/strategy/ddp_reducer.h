@@ -59,6 +59,10 @@ struct DdpLowering {
   double allreduce_bytes_scale = 1;  // 0 makes the allreduces no-ops (and keeps the copies)
 };
 
+// One bucket's allreduce of `bytes` (scaled by the lowering's allreduce_bytes_scale) on the
+// lowering's NCCL stream and communicator, after task `after_task` of the same GPU.
+Task ddp_bucket_allreduce(const DdpLowering& lowering, int bucket, double bytes, int after_task);
+
 // Appends the buckets' allreduces (NCCL stream, each after its last gradient's copy) and the
 // copies back into the gradients (compute stream, each after its bucket's allreduce) to
 // `tasks`. Returns the index of the last copy back: what the optimizer waits for (-1 when

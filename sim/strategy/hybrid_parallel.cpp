@@ -6,6 +6,7 @@
 
 #include "sim/core/input_error.h"
 #include "sim/cost/compute_cost.h"
+#include "sim/strategy/apex_ddp.h"
 #include "sim/strategy/ddp_reducer.h"
 #include "sim/strategy/transformer_task_pricing.h"
 #include "sim/strategy/worker_links.h"
@@ -169,75 +170,139 @@ DdpLowering ddp_lowering(const HybridOptions& options, int slot, const std::stri
 }
 
 // What follows a gradient's completion in one batch: its add into the gradients held (a batch
-// after the first of an accumulating step) and DDP's copy into its bucket (when the batch
-// reduces). `prefix` names the batch's tasks ("batch0."; "" for the step's last batch).
+// after the first of an accumulating step) and, when the batch reduces, what the DDP wrapper does
+// with it: PyTorch's Reducer copies it into its bucket; apex flattens its bucket once the bucket
+// is complete (apex_ddp.h). `prefix` names the batch's tasks ("batch0."; "" for the step's last
+// batch).
 struct BatchRole {
   std::string prefix;
   bool accumulates = false;
   bool to_bucket = false;
 };
 
-// One batch's compute tasks on GPU `slot`, in the order the placement's schedule runs them. A
-// gradient is ready after its last weight-gradient task (a weight shared by several operators:
-// after its last contribution), then after its add and its copy when the role has them.
-// `contributions` counts each owner's weight-gradient tasks (weight_gradient_contributions; the
-// copy is used up). Returns the GPU's gradients in the order they become ready. `slots`, when
+// A gradient's completion: after the task at `position` of the GPU's order, `bytes` of the
+// weights of operator group `owner`.
+struct GradientDone {
+  size_t position = 0;
+  int owner = 0;
+  double bytes = 0;
+};
+
+// The GPU's gradients in the order they become ready: after their last weight-gradient task (a
+// weight shared by several operators: after its last contribution). `contributions` counts each
+// owner's weight-gradient tasks (weight_gradient_contributions).
+std::vector<GradientDone> gradients_in_ready_order(const ModelGraph& model, const WorkerPlan& plan, int slot,
+                                                   std::vector<int> contributions) {
+  std::vector<GradientDone> done;
+  const std::vector<int>& order = plan.placement.task_order[slot];
+  for (size_t k = 0; k < order.size(); ++k) {
+    const StepTask& step_task = plan.step.tasks[order[k]];
+    if (step_task.pass != Pass::backward_weight) continue;
+    const int owner = group_of(model, step_task.op);
+    if (--contributions[owner] > 0) continue;
+    const double bytes = gradient_bytes_per_parameter_byte(model) * gradient_bytes(model.operators[owner], model.batch_per_gpu);
+    done.push_back({k, owner, bytes});
+  }
+  return done;
+}
+
+// apex's message_size counts gradient elements: the gradients' bytes per element. Workload
+// files give fp32 weights (parameter_bytes, as PyTorch AMP and apex amp keep them:
+// workloads/SCHEMA.md), so 4 bytes, or 2 for the 16-bit gradients of master-weight training.
+double gradient_element_bytes(const ModelGraph& model) { return 4 * gradient_bytes_per_parameter_byte(model); }
+
+// One batch's compute tasks on GPU `slot`, in the order the placement's schedule runs them, each
+// gradient followed by its add and its bucket's work when the role has them. Returns what the
+// reduction starts from: with PyTorch's DDP every gradient in ready order (copy_task: its copy
+// into the bucket); with apex one entry per bucket (copy_task: its flatten). `slots`, when
 // given, records where the step's tasks landed and the weights the GPU holds (the last batch:
 // transfers and the update use them).
 std::vector<ReadyGradient> append_batch(const ModelGraph& model, const WorkerPlan& plan, int slot, const BatchRole& role,
-                                        std::vector<int> contributions, std::vector<Task>& tasks, TaskSlots* slots) {
+                                        const DdpWrapper& ddp, const std::vector<int>& contributions,
+                                        std::vector<Task>& tasks, TaskSlots* slots) {
+  const std::vector<GradientDone> done = gradients_in_ready_order(model, plan, slot, contributions);
+  const bool apex = role.to_bucket && ddp.kind == DdpWrapper::Kind::apex;
+  std::vector<bool> closes_bucket;
+  if (apex) {
+    std::vector<double> bytes;
+    for (const GradientDone& g : done) bytes.push_back(g.bytes);
+    closes_bucket = apex_bucket_closers(bytes, ddp.apex_message_elements * gradient_element_bytes(model));
+  }
   std::vector<ReadyGradient> ready;
+  double open_bucket_bytes = 0;
+  size_t next = 0;  // the next gradient to complete
   for (size_t k = 0; k < plan.placement.task_order[slot].size(); ++k) {
     const int t = plan.placement.task_order[slot][k];
     if (slots) {
       slots->index_in_program[t] = static_cast<int>(tasks.size());
       slots->position_on_gpu[t] = static_cast<int>(k);
     }
-    const StepTask& step_task = plan.step.tasks[t];
     Task task = plan.priced[t];
     task.name = role.prefix + task.name;
     tasks.push_back(std::move(task));
-    if (step_task.pass != Pass::backward_weight) continue;
-    const int owner = group_of(model, step_task.op);
-    if (--contributions[owner] > 0) continue;
-    const Operator& op = model.operators[owner];
+    if (next == done.size() || done[next].position != k) continue;
+    const GradientDone& g = done[next];
+    const Operator& op = model.operators[g.owner];
     if (slots) slots->held_weight_bytes[slot] += op.parameter_bytes;
     const std::string name = role.prefix + op.name;
-    const double bytes = gradient_bytes_per_parameter_byte(model) * gradient_bytes(op, model.batch_per_gpu);
-    if (role.accumulates) tasks.push_back(accumulation_task(name, bytes));
-    if (role.to_bucket) tasks.push_back(ddp_gradient_copy(name + ".grad -> bucket", bytes, kComputeStream));
-    ready.push_back({name, bytes, static_cast<int>(tasks.size()) - 1});
+    if (role.accumulates) tasks.push_back(accumulation_task(name, g.bytes));
+    if (role.to_bucket && !apex) tasks.push_back(ddp_gradient_copy(name + ".grad -> bucket", g.bytes, kComputeStream));
+    if (!apex) ready.push_back({name, g.bytes, static_cast<int>(tasks.size()) - 1});
+    open_bucket_bytes += g.bytes;
+    if (apex && closes_bucket[next]) {
+      const int bucket = static_cast<int>(ready.size());
+      tasks.push_back(apex_flatten(role.prefix + "gpu" + std::to_string(slot), bucket, open_bucket_bytes, kComputeStream));
+      ready.push_back({role.prefix + "bucket" + std::to_string(bucket), open_bucket_bytes, static_cast<int>(tasks.size()) - 1});
+      open_bucket_bytes = 0;
+    }
+    ++next;
   }
   return ready;
 }
 
+// The reduction of one batch's gradients by the run's DDP wrapper; returns the task the
+// optimizer waits for (-1 when there are no gradients).
+int append_reduction(const std::vector<ReadyGradient>& ready, const HybridOptions& options, int slot,
+                     const std::string& label, std::vector<Task>& tasks) {
+  const DdpLowering lowering = ddp_lowering(options, slot, label);
+  if (options.ddp.kind == DdpWrapper::Kind::apex)
+    return append_apex_reduction(ready, lowering, options.ddp.apex_predivide, tasks);
+  return append_ddp_reduction(ready, lowering, tasks);
+}
+
 // The batches before the last of an accumulating dp step, ahead of it on the one GPU's compute
 // stream (stream order chains them): forward and backward, the gradient adds from the second
-// batch on, and DDP's reduction when every batch reduces (its copies back end each batch, as
-// apex waits for its reductions at the end of every backward).
-void add_earlier_micro_batches(const ModelGraph& model, const WorkerPlan& plan, int workers, const HybridOptions& options,
-                               const GradientAccumulation& accumulation, ExecutionGraph& graph) {
+// batch on, and DDP's reduction when every batch reduces. The next batch waits for the
+// reduction's last task, as apex's backward epilogue makes the compute stream wait for its
+// bucket stream (PyTorch's copies back are on the compute stream already). Returns that task
+// for the step's last batch to wait for (-1: none).
+int add_earlier_micro_batches(const ModelGraph& model, const WorkerPlan& plan, int workers, const HybridOptions& options,
+                              const GradientAccumulation& accumulation, ExecutionGraph& graph) {
   auto& tasks = graph.programs[0].tasks;
   const bool reduces = workers > 1 && accumulation.reduce_every_micro_batch;
   const std::vector<int> contributions = weight_gradient_contributions(model, plan);
+  int reduced = -1;
   for (int batch = 0; batch + 1 < accumulation.micro_batches; ++batch) {
     const std::string prefix = "batch" + std::to_string(batch) + ".";
+    const size_t first = tasks.size();
     const std::vector<ReadyGradient> ready =
-        append_batch(model, plan, 0, {prefix, batch > 0, reduces}, contributions, tasks, nullptr);
-    if (reduces) append_ddp_reduction(ready, ddp_lowering(options, 0, prefix + "gpu0"), tasks);
+        append_batch(model, plan, 0, {prefix, batch > 0, reduces}, options.ddp, contributions, tasks, nullptr);
+    if (reduced >= 0 && first < tasks.size()) tasks[first].deps.push_back({0, reduced});
+    if (reduces) reduced = append_reduction(ready, options, 0, prefix + "gpu0", tasks);
   }
+  return reduced;
 }
 
 // The step's last batch on every GPU of the worker: its gradients are added into those held when
 // the step `accumulates`, and with several workers each goes to its bucket as it completes.
 TaskSlots add_compute_tasks(const ModelGraph& model, const WorkerPlan& plan, int workers, bool accumulates,
-                            ExecutionGraph& graph) {
+                            const DdpWrapper& ddp, ExecutionGraph& graph) {
   const int m = plan.gpus_per_worker;
   TaskSlots slots{std::vector<int>(plan.step.tasks.size(), -1), std::vector<int>(plan.step.tasks.size(), -1),
                   std::vector<std::vector<ReadyGradient>>(m), std::vector<double>(m, 0)};
   const std::vector<int> contributions = weight_gradient_contributions(model, plan);
   for (int slot = 0; slot < m; ++slot)
-    slots.ready[slot] = append_batch(model, plan, slot, {"", accumulates, workers > 1}, contributions,
+    slots.ready[slot] = append_batch(model, plan, slot, {"", accumulates, workers > 1}, ddp, contributions,
                                      graph.programs[slot].tasks, &slots);
   return slots;
 }
@@ -343,8 +408,8 @@ void add_gradient_exchange(const HybridOptions& options, const ModelGraph& model
   auto& tasks = graph.programs[slot].tasks;
   std::vector<int> update_deps;
   if (workers > 1) {
-    const DdpLowering lowering = ddp_lowering(options, slot, "gpu" + std::to_string(slot));
-    if (int last = append_ddp_reduction(slots.ready[slot], lowering, tasks); last >= 0) update_deps.push_back(last);
+    if (int last = append_reduction(slots.ready[slot], options, slot, "gpu" + std::to_string(slot), tasks); last >= 0)
+      update_deps.push_back(last);
   } else {
     for (const ReadyGradient& g : slots.ready[slot]) update_deps.push_back(g.copy_task);
   }
@@ -394,8 +459,11 @@ ExecutionGraph lower_hybrid(const ModelGraph& model, const WorkerPlan& plan, int
   const int workers = gpus / m;
   ExecutionGraph graph = hybrid_graph_frame(model, m, gpus);
   if (accumulation.micro_batches > 1) graph.metadata["accumulated_batches"] = std::to_string(accumulation.micro_batches);
-  add_earlier_micro_batches(model, plan, workers, options, accumulation, graph);
-  const TaskSlots slots = add_compute_tasks(model, plan, workers, accumulation.micro_batches > 1, graph);
+  const int earlier_reduced = add_earlier_micro_batches(model, plan, workers, options, accumulation, graph);
+  const size_t last_batch_first = graph.programs[0].tasks.size();
+  const TaskSlots slots = add_compute_tasks(model, plan, workers, accumulation.micro_batches > 1, options.ddp, graph);
+  if (earlier_reduced >= 0 && last_batch_first < graph.programs[0].tasks.size())
+    graph.programs[0].tasks[last_batch_first].deps.push_back({0, earlier_reduced});
   add_transfers(plan, collect_transfers(model, plan, slots, graph), slots, workers, graph);
 
   for (int slot = 0; slot < m; ++slot) add_gradient_exchange(options, model, m, slot, workers, slots, graph);

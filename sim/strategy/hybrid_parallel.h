@@ -11,6 +11,7 @@
 
 #include "sim/cost/compute_cost.h"
 #include "sim/platform/platform_spec.h"
+#include "sim/strategy/apex_ddp.h"
 #include "sim/strategy/placement.h"
 #include "sim/strategy/strategy_spec.h"
 #include "sim/trace/execution_graph.h"
@@ -36,6 +37,7 @@ struct HybridOptions {
   double bucket_bytes = 25.0 * 1024 * 1024;  // DDP's default bucket_cap_mb
   double first_bucket_bytes = 1024.0 * 1024;  // DDP's first bucket (reducer.cpp kDefaultFirstBucketBytes)
   double gradient_bytes_scale = 1;            // 0 turns the gradients' allreduces into no-ops
+  DdpWrapper ddp;                             // PyTorch's DDP (bucket_bytes) or apex's (apex_ddp.h)
   PlacementOptions placement;
 };
 

@@ -120,6 +120,11 @@ TEST_F(BadInput, SizesWithoutTheirUnit) {
   expect_input_error("simulate --platform dgx-a100 --workload resnet50 --bucket 25", {"--bucket", "unit"});
 }
 
+TEST_F(BadInput, DdpWrapperSettings) {
+  expect_input_error("simulate --platform dgx-a100 --workload resnet50 --ddp apex:1e7", {"--ddp", "apex:N", "apex:1e7"});
+  expect_input_error("simulate --platform dgx-a100 --workload resnet50 --ddp apex --bucket 50MiB", {"--bucket", "elements"});
+}
+
 TEST_F(BadInput, UnknownPreset) {
   expect_input_error("simulate --platform dgx-z900 --workload resnet50", {"dgx-z900", "dgx-a100"});
 }

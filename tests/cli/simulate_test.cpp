@@ -67,6 +67,21 @@ TEST(Simulate, WithoutGradientsEveryScaleTakesTheOneGpuStepTimeAndDdpsCopies) {
   EXPECT_DOUBLE_EQ(many["interference_s"].get<double>(), 0.0);  // empty allreduces hold no SMs
 }
 
+// apex's DistributedDataParallel with a message size above the model's gradients (as
+// DeepLearningExamples' BERT sets it): one bucket, flattened and reduced after the backward pass,
+// so its whole allreduce is exposed; PyTorch's 25 MiB buckets hide most of theirs.
+TEST(Simulate, ApexWithOneBucketExposesTheWholeAllreduce) {
+  const std::string dp16 = "--platform dgx-a100 --workload resnet50 --gpus 16";
+  const auto torch = simulate(dp16);
+  const auto apex = simulate(dp16 + " --ddp apex:1000000000");
+  EXPECT_EQ(apex["collectives"].get<int>(), 1);
+  EXPECT_GT(torch["collectives"].get<int>(), 1);
+  const double comm_s = apex["comm_s"].get<double>();
+  EXPECT_GT(apex["exposed_comm_s"].get<double>(), 0.9 * comm_s);
+  EXPECT_LT(torch["exposed_comm_s"].get<double>(), 0.5 * torch["comm_s"].get<double>());
+  EXPECT_GT(apex["step_time_s"].get<double>(), torch["step_time_s"].get<double>());
+}
+
 // --global-batch on dp: fewer GPUs accumulate more batches per step and pay the update once.
 TEST(Simulate, DpGlobalBatchAccumulatesBatches) {
   const std::string gnmt = "--platform dgx1-v100 --workload " + std::string(SCALECAST_SOURCE_DIR) +

@@ -69,6 +69,10 @@ TEST(ValidationCases, DpSpeedupAccumulationFieldsAreChecked) {
       " sync: always}\n"
       "  - {name: b, kind: dp_speedup, workload: resnet50, platform: dgx1-v100, gpus: 8, measured: 7, source: s,"
       " global_batch: 1000}\n"
+      "  - {name: d, kind: dp_speedup, workload: resnet50, platform: dgx1-v100, gpus: 8, measured: 7, source: s,"
+      " ddp: apex:1e7}\n"
+      "  - {name: e, kind: dp_speedup, workload: resnet50, platform: dgx1-v100, gpus: 8, measured: 7, source: s,"
+      " ddp: apex, bucket_mb: 50}\n"
       "  - {name: c, kind: cross_generation, workload: resnet50, base_platform: dgx1-v100, platform: dgx-a100,"
       " batch: 256, measured: 2, source: s, global_batch: 1000}\n",
       "cases.yaml");
@@ -79,13 +83,22 @@ TEST(ValidationCases, DpSpeedupAccumulationFieldsAreChecked) {
   } catch (const InputError& error) {
     EXPECT_EQ(error.field(), "cases[0].sync");
   }
+  // The DDP wrapper: apex's message size is a count of elements; bucket_mb is PyTorch DDP's.
+  for (const auto& [index, field] : {std::pair{2, "cases[2].ddp"}, std::pair{3, "cases[3].bucket_mb"}}) {
+    try {
+      dp.simulate(cases[index]);
+      ADD_FAILURE() << field << " accepted";
+    } catch (const InputError& error) {
+      EXPECT_EQ(error.field(), field);
+    }
+  }
   // 1000 samples do not split into batches of 256 on one GPU: refused, naming the request.
   EXPECT_THROW(dp.simulate(cases[1]), RequestError);
   try {
-    validation_kind("cross_generation").simulate(cases[2]);
+    validation_kind("cross_generation").simulate(cases[4]);
     ADD_FAILURE() << "global_batch 1000 over batch 256 accepted";
   } catch (const InputError& error) {
-    EXPECT_EQ(error.field(), "cases[2].global_batch");
+    EXPECT_EQ(error.field(), "cases[4].global_batch");
   }
 }
 

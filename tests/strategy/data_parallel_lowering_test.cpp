@@ -29,16 +29,27 @@ ModelGraph lstm_like() {
   return model;
 }
 
-ExecutionGraph lower_dp(const ModelGraph& model, double bucket_bytes, double gradient_scale = 1) {
-  HybridOptions options;
-  options.bucket_bytes = bucket_bytes;
-  options.first_bucket_bytes = bucket_bytes;
-  options.gradient_bytes_scale = gradient_scale;
+ExecutionGraph lower_dp(const ModelGraph& model, HybridOptions options) {
   const PlatformSpec platform = testing::nvlink_node(8, {}, 100e9, 1e-6);
   const WorkerPlan plan = plan_worker(model, platform, ComputeCostModel{}, options);
   ExecutionGraph graph = lower_hybrid(model, plan, 8, options);
   validate(graph, "lowered");
   return graph;
+}
+
+ExecutionGraph lower_dp(const ModelGraph& model, double bucket_bytes, double gradient_scale = 1) {
+  HybridOptions options;
+  options.bucket_bytes = bucket_bytes;
+  options.first_bucket_bytes = bucket_bytes;
+  options.gradient_bytes_scale = gradient_scale;
+  return lower_dp(model, options);
+}
+
+HybridOptions apex(double message_elements) {
+  HybridOptions options;
+  options.ddp.kind = DdpWrapper::Kind::apex;
+  options.ddp.apex_message_elements = message_elements;
+  return options;
 }
 
 std::vector<const Task*> of_kind(const ExecutionGraph& g, TaskKind kind) {
@@ -112,9 +123,8 @@ TEST(DataParallelLowering, PresetsReduceEveryGradientOnce) {
 // Gradient accumulation: k batches run back to back on the compute stream before the one
 // update; batches after the first add their gradients (3 per weight byte); only the last
 // reduces them unless every batch does (apex's DDP).
-ExecutionGraph lower_accumulating(int micro_batches, bool reduce_every) {
-  HybridOptions options;
-  options.bucket_bytes = options.first_bucket_bytes = 1;  // one bucket per gradient
+ExecutionGraph lower_accumulating(int micro_batches, bool reduce_every, HybridOptions options = {}) {
+  if (options.ddp.kind == DdpWrapper::Kind::torch) options.bucket_bytes = options.first_bucket_bytes = 1;  // one per gradient
   const PlatformSpec platform = testing::nvlink_node(8, {}, 100e9, 1e-6);
   const ModelGraph model = lstm_like();
   ExecutionGraph graph = lower_hybrid(model, plan_worker(model, platform, ComputeCostModel{}, options), 8, options,
@@ -147,6 +157,55 @@ TEST(DataParallelLowering, AccumulatedBatchesRunBeforeTheOneUpdate) {
   const ExecutionGraph every = lower_accumulating(3, true);
   EXPECT_EQ(of_kind(every, TaskKind::collective).size(), 9u);
   EXPECT_EQ(of_kind(every, TaskKind::compute).size(), of_kind(three, TaskKind::compute).size() + 2 * 2 * 3);
+}
+
+// apex (apex_ddp.h): no copy per gradient; a bucket's flatten follows the gradient that completes
+// it, and its allreduce, average and copy back run on the bucket stream.
+TEST(DataParallelLowering, ApexFlattensCompleteBucketsAndCopiesBackOnTheBucketStream) {
+  // Ready order w (300 B), l (800), emb (80); 100 elements of 4-byte gradients close a bucket at
+  // 400 bytes: {w, l}, then what is left, {emb}.
+  const ExecutionGraph g = lower_dp(lstm_like(), apex(100));
+  const auto& tasks = g.programs[0].tasks;
+  const auto allreduces = of_kind(g, TaskKind::collective);
+  ASSERT_EQ(allreduces.size(), 2u);
+  EXPECT_EQ(allreduces[0]->bytes, 1100);
+  EXPECT_EQ(allreduces[1]->bytes, 80);
+  const int flatten = allreduces[0]->deps[0].task;
+  EXPECT_EQ(tasks[flatten].name, "flatten.gpu0.bucket0");
+  EXPECT_EQ(tasks[flatten].stream, 0);
+  EXPECT_EQ(tasks[flatten - 1].name, "l.t0.grad_weight");  // right after the gradient completing it
+  EXPECT_DOUBLE_EQ(tasks[flatten].memory_bytes, 2 * 1100);
+  for (const Task& t : tasks) EXPECT_EQ(t.name.find("-> bucket"), std::string::npos) << t.name;
+  // The optimizer waits for the last copy back, which ran on the bucket stream.
+  EXPECT_EQ(tasks.back().name, "optimizer.step.gpu0");
+  const Task& copy_back = tasks[tasks.back().deps[0].task];
+  EXPECT_EQ(copy_back.name, "grads <- gpu0.bucket1");
+  EXPECT_EQ(copy_back.stream, allreduces[1]->stream);
+  // One compute task more than the step: per bucket a flatten, an average and a copy back.
+  EXPECT_EQ(of_kind(g, TaskKind::compute).size(), training_graph(lstm_like(), 4).tasks.size() + 1 + 3 * 2);
+
+  // A message size above the model's gradients: one bucket, flattened after the backward pass.
+  const ExecutionGraph one = lower_dp(lstm_like(), apex(1e9));
+  ASSERT_EQ(of_kind(one, TaskKind::collective).size(), 1u);
+  EXPECT_EQ(of_kind(one, TaskKind::collective)[0]->bytes, 1180);
+}
+
+// apex's backward epilogue: the compute stream waits for the bucket stream, so with every
+// accumulated batch reduced the next batch starts after the copy back.
+TEST(DataParallelLowering, AccumulatedApexBatchesWaitForTheirReduction) {
+  const ExecutionGraph every = lower_accumulating(3, true, apex(1e9));
+  const auto& tasks = every.programs[0].tasks;
+  std::vector<int> firsts;
+  for (size_t i = 0; i < tasks.size(); ++i)
+    if (tasks[i].name == "batch1.emb" || tasks[i].name == "emb") firsts.push_back(static_cast<int>(i));
+  ASSERT_EQ(firsts.size(), 2u);
+  const std::vector<std::string> waits_for = {"grads <- batch0.gpu0.bucket0", "grads <- batch1.gpu0.bucket0"};
+  for (int k = 0; k < 2; ++k) {
+    bool waits = false;
+    for (const TaskRef& dep : tasks[firsts[k]].deps) waits = waits || tasks[dep.task].name == waits_for[k];
+    EXPECT_TRUE(waits) << tasks[firsts[k]].name;
+  }
+  EXPECT_EQ(of_kind(every, TaskKind::collective).size(), 3u);  // one bucket per batch
 }
 
 TEST(DataParallelLowering, AccumulationNeedsOneGpuWorkers) {

@@ -19,6 +19,10 @@ void add_workload_options(po::options_description& options) {
        "samples per step over all replicas: tp/pp strategies split it into microbatches (default: the "
        "workload's global_batch); dp accumulates global / (batch x GPUs) batches per GPU per step (default: none)")
       ("bucket", po::value<std::string>()->default_value("25MiB"), "gradient bucket size (DDP's bucket_cap_mb)")
+      ("ddp", po::value<std::string>()->default_value("torch"),
+       "the wrapper reducing dp gradients: torch (PyTorch's DistributedDataParallel, --bucket) | apex[:N[:predivide]] "
+       "(apex's DistributedDataParallel: buckets of N elements, default 10000000; predivide: "
+       "gradient_predivide_factor = world size)")
       ("zero-gradients", po::bool_switch(), "make the gradients 0 bytes (isolates the allreduces' cost)")
       ("solver-time-limit", po::value<double>()->default_value(PlacementOptions{}.solver_time_limit_s),
        "seconds the placement's integer program may run per strategy");
@@ -63,6 +67,15 @@ HybridOptions hybrid_options(const po::variables_map& values) {
   if (!limits::within(*bucket, limits::kBytes))
     throw InputError("command line", "--bucket", limits::out_of_range(limits::kBytes, values["bucket"].as<std::string>()));
   options.bucket_bytes = *bucket;
+  const std::string ddp = values["ddp"].as<std::string>();
+  const auto wrapper = parse_ddp_wrapper(ddp);
+  if (!wrapper)
+    throw InputError("command line", "--ddp", "expected torch, apex, apex:N or apex:N:predivide (N: elements per bucket, "
+                                              "1 to 1e15), got '" + ddp + "'");
+  if (wrapper->kind == DdpWrapper::Kind::apex && !values["bucket"].defaulted())
+    throw InputError("command line", "--bucket",
+                     "sets PyTorch DDP's bucket_cap_mb; apex sizes its buckets in elements: --ddp apex:N");
+  options.ddp = *wrapper;
   if (values["zero-gradients"].as<bool>()) options.gradient_bytes_scale = 0;
   const double limit_s = values["solver-time-limit"].as<double>();
   if (!(limit_s >= 0 && limit_s <= kMaxSolverTime_s))
