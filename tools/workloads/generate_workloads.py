@@ -485,6 +485,26 @@ CALIBRATION_TRANSFORMERS["bert_large_squad_fp32"] = {
     "optimizer": {"algorithm": "bert_adam"},
 }
 
+# BERT-base pretraining phase 1 as Oneflow-Inc/DLPerf ran it on 1-4 DGX-1s (DLPerf
+# NVIDIADeepLearningExamples/PyTorch/BERT at c89430b: scripts/single_node_train.sh): the same
+# DeepLearningExamples run_pretraining.py (at 5cc03caa) with a BERT-base configuration (12 layers,
+# hidden 768, 12 heads), 128-token sequences with 20 masked positions, FusedLAMB replaced by
+# apex's FusedAdam (bias_correction=False), no gradient accumulation; --fp16 is apex amp O2
+# (fp32 master weights, the optimizer's separate copies).
+CALIBRATION_TRANSFORMERS["bert_base_dlperf"] = {
+    **CALIBRATION_TRANSFORMERS["bert_large_dle_seq128"],
+    "arch": {**CALIBRATION_TRANSFORMERS["bert_large_dle_seq128"]["arch"], "layers": 12, "hidden": 768, "heads": 12,
+             "ffn_hidden": 3072,
+             "source": "Oneflow-Inc/DLPerf NVIDIADeepLearningExamples/PyTorch/BERT/README.md (BERT-base) and "
+                       "scripts/single_node_train.sh; DeepLearningExamples PyTorch/LanguageModeling/BERT at 5cc03caa: "
+                       "run_pretraining.py"},
+    "description": "BERT-base pretraining phase 1 as Oneflow-Inc/DLPerf ran NVIDIA DeepLearningExamples' script: 12 layers, "
+                   "hidden 768, 12 heads, 128-token sequences, masked-LM head on 20 positions, FusedAdam",
+    "batch": 32,
+    "target": "the phase-1 step budget of the LAMB recipe (DLPerf measured throughput only)",
+    "optimizer": {"algorithm": "adam", "implementation": "fused", "master_weights": "true"},
+}
+
 
 def transformer_parameters(a):
     """Weights of a transformer configuration (the loader's layer_parameters() and embeddings)."""
