@@ -123,6 +123,14 @@ TEST_F(BadInput, SizesWithoutTheirUnit) {
 TEST_F(BadInput, DdpWrapperSettings) {
   expect_input_error("simulate --platform dgx-a100 --workload resnet50 --ddp apex:1e7", {"--ddp", "apex:N", "apex:1e7"});
   expect_input_error("simulate --platform dgx-a100 --workload resnet50 --ddp apex --bucket 50MiB", {"--bucket", "elements"});
+  // Settings that would be ignored are refused: a trace replays its own allreduces, and tp/pp
+  // strategies are not reduced by a DDP wrapper.
+  const std::string trace = SCALECAST_SOURCE_DIR "/traces/sample-2rank-dp.json";
+  expect_input_error("simulate --platform dgx-a100 --trace " + trace + " --ddp apex", {"--ddp", "--workload only"});
+  expect_input_error("simulate --platform dgx-a100 --trace " + trace + " --bucket 50MiB", {"--bucket", "--workload only"});
+  expect_input_error("simulate --platform dgx-a100 --workload gpt --strategy tp:2,pp:2 --ddp apex", {"--ddp", "Megatron"});
+  expect_input_error("sweep --platform dgx-a100 --workload gpt --strategies \"dp;tp:2,pp:2\" --gpus 8 --ddp apex",
+                     {"--ddp", "Megatron"});
 }
 
 TEST_F(BadInput, UnknownPreset) {

@@ -152,6 +152,7 @@ int run_simulate(const std::vector<std::string>& args) {
 
   Scenario scenario = load_scenario(values, replay_options);
   scenario.global_batch = global_batch_option(values);
+  check_ddp_applies(values, strategy);
   add_strategy(scenario, strategy, hybrid_options(values));
   const int gpus = values.count("gpus") ? values["gpus"].as<int>() : (scenario.trace ? scenario.trace->world_size() : 8);
   check_point(scenario, strategy, gpus);

@@ -312,7 +312,10 @@ int run_sweep(const std::vector<std::string>& args) {
   Scenario scenario = sweep_scenario(values);
   check_point(scenario, StrategySpec{}, request.gpu_counts.back());
   scenario.global_batch = global_batch_option(values);
-  for (const StrategySpec& strategy : request.strategies) check_global_batch_applies(scenario, strategy);
+  for (const StrategySpec& strategy : request.strategies) {
+    check_global_batch_applies(scenario, strategy);
+    check_ddp_applies(values, strategy);
+  }
   for (const StrategySpec& strategy : request.strategies) add_strategy(scenario, strategy, hybrid_options(values));
 
   MpiSession mpi;  // ends MPI on every way out, errors included

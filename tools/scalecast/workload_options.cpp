@@ -20,9 +20,9 @@ void add_workload_options(po::options_description& options) {
        "workload's global_batch); dp accumulates global / (batch x GPUs) batches per GPU per step (default: none)")
       ("bucket", po::value<std::string>()->default_value("25MiB"), "gradient bucket size (DDP's bucket_cap_mb)")
       ("ddp", po::value<std::string>()->default_value("torch"),
-       "the wrapper reducing dp gradients: torch (PyTorch's DistributedDataParallel, --bucket) | apex[:N[:predivide]] "
-       "(apex's DistributedDataParallel: buckets of N elements, default 10000000; predivide: "
-       "gradient_predivide_factor = world size)")
+       "the wrapper reducing dp and hybrid:M gradients: torch (PyTorch's DistributedDataParallel, --bucket) | "
+       "apex[:N[:predivide]] (apex's DistributedDataParallel: buckets of N elements, default 10000000; predivide: "
+       "gradient_predivide_factor = world size); tp/pp strategies reduce as Megatron-LM does")
       ("zero-gradients", po::bool_switch(), "make the gradients 0 bytes (isolates the allreduces' cost)")
       ("solver-time-limit", po::value<double>()->default_value(PlacementOptions{}.solver_time_limit_s),
        "seconds the placement's integer program may run per strategy");
@@ -49,6 +49,17 @@ void check_trace_options(const po::variables_map& values) {
   if (values.count("precision"))
     throw InputError("command line", "--precision",
                      "applies to --workload only: a trace's kernels carry their own precisions (traces/FORMAT.md)");
+  for (const char* option : {"bucket", "ddp"})
+    if (!values[option].defaulted())
+      throw InputError("command line", std::string("--") + option,
+                       "applies to --workload only: a trace replays the allreduces it recorded (traces/FORMAT.md)");
+}
+
+void check_ddp_applies(const po::variables_map& values, const StrategySpec& strategy) {
+  if (strategy.is_tensor_pipeline() && !values["ddp"].defaulted())
+    throw InputError("command line", "--ddp",
+                     "applies to dp and hybrid:M; " + strategy.name() +
+                         " reduces its gradients as Megatron-LM's DDP does (docs/parallelism.md)");
 }
 
 std::optional<int> global_batch_option(const po::variables_map& values) {
