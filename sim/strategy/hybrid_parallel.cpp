@@ -246,14 +246,17 @@ std::vector<ReadyGradient> append_batch(const ModelGraph& model, const WorkerPla
     if (slots) slots->held_weight_bytes[slot] += op.parameter_bytes;
     const std::string name = role.prefix + op.name;
     if (role.accumulates) tasks.push_back(accumulation_task(name, g.bytes));
-    if (role.to_bucket && !apex) tasks.push_back(ddp_gradient_copy(name + ".grad -> bucket", g.bytes, kComputeStream));
-    if (!apex) ready.push_back({name, g.bytes, static_cast<int>(tasks.size()) - 1});
-    open_bucket_bytes += g.bytes;
-    if (apex && closes_bucket[next]) {
-      const int bucket = static_cast<int>(ready.size());
-      tasks.push_back(apex_flatten(role.prefix + "gpu" + std::to_string(slot), bucket, open_bucket_bytes, kComputeStream));
-      ready.push_back({role.prefix + "bucket" + std::to_string(bucket), open_bucket_bytes, static_cast<int>(tasks.size()) - 1});
-      open_bucket_bytes = 0;
+    if (!apex) {
+      if (role.to_bucket) tasks.push_back(ddp_gradient_copy(name + ".grad -> bucket", g.bytes, kComputeStream));
+      ready.push_back({name, g.bytes, static_cast<int>(tasks.size()) - 1});
+    } else {
+      open_bucket_bytes += g.bytes;
+      if (closes_bucket[next]) {  // the bucket is complete: its hook flattens it
+        const int bucket = static_cast<int>(ready.size());
+        tasks.push_back(apex_flatten(role.prefix + "gpu" + std::to_string(slot), bucket, open_bucket_bytes, kComputeStream));
+        ready.push_back({role.prefix + "bucket" + std::to_string(bucket), open_bucket_bytes, static_cast<int>(tasks.size()) - 1});
+        open_bucket_bytes = 0;
+      }
     }
     ++next;
   }
