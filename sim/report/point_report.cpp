@@ -68,6 +68,11 @@ nlohmann::ordered_json point_json(const Scenario& scenario, const PointResult& p
   out["symmetry_fold_order"] = point.replay.symmetry_order;
   if (!point.replay.network.empty()) out["network"] = point.replay.network;
   out["accumulated_batches"] = point.accumulated_batches;
+  // The DDP wrapper, when several workers reduce and it is not PyTorch's (the default).
+  if (auto it = scenario.hybrid.find(point.strategy); it != scenario.hybrid.end() &&
+                                                      it->second.ddp.kind != DdpWrapper::Kind::torch &&
+                                                      point.gpus > point.strategy.gpus_per_worker)
+    out["ddp"] = to_string(it->second.ddp);
   if (point.training) {
     out["global_batch"] = point.training->global_batch;
     out["epochs"] = point.training->epochs;

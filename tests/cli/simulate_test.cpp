@@ -74,6 +74,9 @@ TEST(Simulate, ApexWithOneBucketExposesTheWholeAllreduce) {
   const std::string dp16 = "--platform dgx-a100 --workload resnet50 --gpus 16";
   const auto torch = simulate(dp16);
   const auto apex = simulate(dp16 + " --ddp apex:1000000000");
+  EXPECT_EQ(apex["ddp"], "apex:1000000000");  // said, as the text output's "gradients" line does
+  EXPECT_FALSE(torch.contains("ddp"));
+  EXPECT_FALSE(simulate("--platform dgx-a100 --workload resnet50 --gpus 1 --ddp apex").contains("ddp"));  // no DDP
   EXPECT_EQ(apex["collectives"].get<int>(), 1);
   EXPECT_GT(torch["collectives"].get<int>(), 1);
   const double comm_s = apex["comm_s"].get<double>();

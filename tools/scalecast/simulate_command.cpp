@@ -126,6 +126,9 @@ void print_point(const Scenario& scenario, const PointResult& point, const nlohm
     std::printf("  accumulation         %d batches of %d per GPU per step, gradients reduced after %s\n",
                 point.accumulated_batches, scenario.model->batch_per_gpu,
                 scenario.reduce_every_micro_batch ? "every one (apex DDP)" : "the last (PyTorch DDP's no_sync)");
+  if (out.contains("ddp"))
+    std::printf("  gradients            reduced as apex's DistributedDataParallel does (%s, docs/data-parallel.md)\n",
+                out["ddp"].get<std::string>().c_str());
   if (!point.replay.network.empty()) std::printf("  network              %s\n", point.replay.network.c_str());
   if (point.tensor_pipeline)
     print_tensor_pipeline(out);
