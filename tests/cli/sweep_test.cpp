@@ -75,6 +75,26 @@ TEST(Sweep, TimeToTrainScalesBelowTheCriticalBatchAndFlattensAbove) {
 
 // --global-batch on dp: every point holds it, fewer GPUs accumulating more batches; counts it
 // cannot fill with whole batches are skipped, saying why; hybrid:M refuses it before any work.
+// --ddp apex: the sweep says which wrapper reduced, and its rows are apex's (the one-bucket
+// wrapper exposes more allreduce than PyTorch's buckets at every scale).
+TEST(Sweep, ApexWrapperIsNamedAndUsed) {
+  const std::string sweep = "sweep --json --platform dgx-a100 --workload resnet50 --gpus 8,16";
+  auto torch = testing::run_scalecast(sweep);
+  auto apex = testing::run_scalecast(sweep + " --ddp apex:1000000000");
+  ASSERT_EQ(torch.exit_code, 0) << torch.err;
+  ASSERT_EQ(apex.exit_code, 0) << apex.err;
+  const auto torch_out = nlohmann::json::parse(torch.out), apex_out = nlohmann::json::parse(apex.out);
+  EXPECT_FALSE(torch_out.contains("ddp"));
+  EXPECT_EQ(apex_out["ddp"], "apex:1000000000");
+  const auto torch_rows = rows_of(torch.out), apex_rows = rows_of(apex.out);
+  ASSERT_EQ(apex_rows.size(), 2u);
+  for (size_t i = 0; i < apex_rows.size(); ++i)
+    EXPECT_GT(apex_rows[i]["exposed_comm_s"].get<double>(), torch_rows[i]["exposed_comm_s"].get<double>());
+  auto text = testing::run_scalecast("sweep --platform dgx-a100 --workload resnet50 --gpus 8 --ddp apex");
+  EXPECT_NE(text.out.find("(gradients reduced as apex's DistributedDataParallel: apex:10000000)"), std::string::npos)
+      << text.out;
+}
+
 TEST(Sweep, DpGlobalBatchIsHeldAcrossScales) {
   const std::string gnmt = "--platform dgx1-v100 --workload " + std::string(SCALECAST_SOURCE_DIR) +
                            "/workloads/calibration/gnmt_v2_dle.yaml --global-batch 1024";

@@ -276,7 +276,13 @@ void report_sweep(const Scenario& scenario, const SweepRequest& request, const s
   print_warnings(rows);
   nlohmann::ordered_json out = sweep_json(scenario, rows, summary);
   for (const auto& [key, value] : run_facts.items()) out[key] = value;
-  const std::string title = scenario.name() + " on " + scenario.platform.name;
+  std::string title = scenario.name() + " on " + scenario.platform.name;
+  for (const auto& [strategy, options] : scenario.hybrid)  // one wrapper for all dp and hybrid:M points
+    if (options.ddp.kind != DdpWrapper::Kind::torch) {
+      out["ddp"] = to_string(options.ddp);
+      title += " (gradients reduced as apex's DistributedDataParallel: " + to_string(options.ddp) + ")";
+      break;
+    }
   if (request.out_folder) {
     write_sweep_folder(*request.out_folder, title, rows, summary, out);
     progress("wrote " + request.out_folder->string() + "/{sweep.csv,sweep.json,time_to_train.svg,step_breakdown.svg}");
