@@ -144,6 +144,24 @@ bool nvls_available(const GroupShape& shape, const PlatformSpec& spec) {
 // NVLink relay), with the NIC close to the GPUs (the presets' NICs are).
 bool ll128_enabled(const GroupShape& shape) { return shape.graph.intra_path == StepPath::nvlink || shape.per_node == 1; }
 
+// NCCL's Simple ring kernels for allreduce, all-gather and reduce-scatter move each chunk in two
+// slices (CHUNKSTEPS / SLICESTEPS = 4 / 2: src/include/collectives.h; prims_simple.h cuts the
+// chunk in halves) and forward a slice once it has arrived, so the ring's steps pipeline slice by
+// slice: the first slice crosses its hop before the pipeline is full, one slice's transfer per
+// channel beyond the bandwidth term. A chunk is 4 of the 4 MiB buffer's 8 steps (2 MiB), or the
+// buffer's share per rank and channel when that is smaller (all_reduce.h: min(chunkSize,
+// divUp(size, nChannels * nranks))). Returned as a fraction of a channel's bytes on a link
+// (steps x the buffer's share per rank and channel). NCCL's time model has no such term, except
+// for multi-node allreduce rings, whose latency it scales for their "plateau"
+// (ring_latency_s keeps that): those get none here.
+double simple_ring_fill_fraction(CollectiveOp op, const GroupShape& shape, double bytes) {
+  const bool sliced = op == CollectiveOp::allreduce || op == CollectiveOp::allgather || op == CollectiveOp::reducescatter;
+  if (!sliced || shape.ranks < 2 || bytes <= 0 || (op == CollectiveOp::allreduce && shape.nodes > 1)) return 0;
+  const double share_bytes = bytes / (double(shape.ranks) * std::max(1, shape.graph.channels));
+  const double chunk_bytes = std::min(nccl::kSimpleBufferBytes / nccl::kSteps * 4, share_bytes);
+  return (chunk_bytes / 2) / (ring_steps(op, shape.ranks) * share_bytes);
+}
+
 [[noreturn]] void refuse(const std::string& parameter, const std::string& why) { throw RequestError(parameter, why); }
 
 }  // namespace
@@ -243,7 +261,10 @@ double wire_factor(CollectiveOp op, const CollectiveChoice& choice, const GroupS
   double fraction = nccl::data_fraction(choice.algorithm, choice.protocol, spec.node.gpu.architecture, shape.nodes);
   if (choice.algorithm == CollectiveAlgorithm::tree && op == CollectiveOp::allreduce)
     fraction *= nccl::tree_correction(choice.protocol, bytes);
-  return 1.0 / fraction;
+  double fill = 0;
+  if (choice.algorithm == CollectiveAlgorithm::ring && choice.protocol == CollectiveProtocol::simple)
+    fill = simple_ring_fill_fraction(op, shape, bytes);
+  return (1 + fill) / fraction;
 }
 
 double min_transfer_s(CollectiveOp op, const CollectiveChoice& choice, const GroupShape& shape,

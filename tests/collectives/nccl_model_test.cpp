@@ -99,11 +99,37 @@ TEST(NcclModel, ProtocolCapsFollowNcclsTables) {
   const double bytes = 1e9;
   EXPECT_NEAR(min_transfer_s(CollectiveOp::allreduce, {CollectiveAlgorithm::ring, CollectiveProtocol::ll}, shape, a100, bytes),
               bytes / (87.7e9 * 8 / 14), 1e-12);
-  // LL carries half its bytes as data; LL128 120/128 (NCCL's 0.92); Simple all.
+  // LL carries half its bytes as data; LL128 120/128 (NCCL's 0.92); Simple all (its pipeline
+  // fill apart: SimpleRingsPayOneSliceOfPipelineFill).
   EXPECT_DOUBLE_EQ(wire_factor(CollectiveOp::allreduce, {CollectiveAlgorithm::ring, CollectiveProtocol::ll}, shape, a100, bytes), 2.0);
   EXPECT_DOUBLE_EQ(wire_factor(CollectiveOp::allreduce, {CollectiveAlgorithm::ring, CollectiveProtocol::ll128}, shape, a100, bytes),
                    1 / 0.92);
-  EXPECT_DOUBLE_EQ(wire_factor(CollectiveOp::allreduce, {CollectiveAlgorithm::ring, CollectiveProtocol::simple}, shape, a100, bytes), 1.0);
+}
+
+// Simple rings move each chunk in two slices, so one slice per channel crosses its hop before the
+// pipeline is full: half a chunk beyond a channel's steps x chunk bytes on a link.
+TEST(NcclModel, SimpleRingsPayOneSliceOfPipelineFill) {
+  const PlatformSpec a100 = load_platform("dgx-a100");
+  const GroupShape node = shape_of(a100, 8), two_nodes = shape_of(a100, 16);
+  ASSERT_EQ(node.graph.channels, 12);
+  const CollectiveChoice simple{CollectiveAlgorithm::ring, CollectiveProtocol::simple};
+  // 64 MiB over 8 GPUs x 12 channels: one loop of 683 KiB chunks; the fill is half of one of the
+  // 14 steps' chunks (allreduce), of the 7 (all-gather, reduce-scatter).
+  const double loop = 64.0 * 1024 * 1024;
+  EXPECT_DOUBLE_EQ(wire_factor(CollectiveOp::allreduce, simple, node, a100, loop), 1 + 1.0 / 28);
+  EXPECT_DOUBLE_EQ(wire_factor(CollectiveOp::allgather, simple, node, a100, loop), 1 + 1.0 / 14);
+  EXPECT_DOUBLE_EQ(wire_factor(CollectiveOp::reducescatter, simple, node, a100, loop), 1 + 1.0 / 14);
+  // 1 GB: chunks of 2 MiB (4 of the 4 MiB buffer's 8 steps), 1 MiB slices over 10.4 MB per
+  // rank and channel.
+  const double gigabyte = 1e9, share = gigabyte / (8 * 12);
+  EXPECT_DOUBLE_EQ(wire_factor(CollectiveOp::allreduce, simple, node, a100, gigabyte), 1 + (1024.0 * 1024) / (14 * share));
+  // Not for LL128 (128-byte lines, no slices), trees, or multi-node allreduce rings, whose
+  // latency NCCL's model scales for their plateau instead.
+  EXPECT_DOUBLE_EQ(wire_factor(CollectiveOp::allreduce, {CollectiveAlgorithm::ring, CollectiveProtocol::ll128}, node, a100,
+                               loop), 1 / 0.92);
+  EXPECT_DOUBLE_EQ(wire_factor(CollectiveOp::allreduce, simple, two_nodes, a100, loop), 1.0);
+  EXPECT_GT(wire_factor(CollectiveOp::allgather, simple, two_nodes, a100, loop), 1.0);
+  EXPECT_DOUBLE_EQ(wire_factor(CollectiveOp::broadcast, simple, node, a100, loop), 1.0);
 }
 
 TEST(NcclModel, AutoChoosesAmongNcclsEnabledPairs) {
