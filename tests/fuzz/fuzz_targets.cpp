@@ -14,6 +14,7 @@
 #include "sim/import/kineto_to_graph.h"
 #include "sim/import/kineto_trace.h"
 #include "sim/platform/platform_yaml.h"
+#include "sim/strategy/apex_ddp.h"
 #include "sim/trace/trace_json.h"
 #include "sim/workload/model_graph.h"
 #include "sim/workload/training_graph.h"
@@ -102,6 +103,7 @@ void quantities(const std::uint8_t* data, std::size_t size) {
     parse_bytes_list(input);
     parse_int_list(input);
     parse_flops_per_s(input);
+    parse_ddp_wrapper(input);  // --ddp and a validation case's ddp:
   });
 }
 
