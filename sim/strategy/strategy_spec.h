@@ -33,7 +33,9 @@ enum class Recompute { automatic, none, selective, full };
 //        p2p calls, sends and receives (Megatron-LM's synchronised calls before 2023;
 //        pipeline_exchanges.h).
 // The fidelity table runs Narayanan et al.'s SC'21 cases with overlap:dp without pipelining and
-// overlap:none with it: an assumption about Megatron-LM's 2021 defaults, which the paper does not state.
+// overlap:none with it, as the paper's run script sets them (NVIDIA/Megatron-LM
+// examples/sc21/run_table_1.sh: DDP=torch for the pp-1 models, DDP=local with pipelining, whose
+// allreduce_gradients() runs after forward_backward_func in megatron/training.py).
 struct Overlap {
   bool tensor = true;
   bool data = true;
