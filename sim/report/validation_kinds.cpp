@@ -134,7 +134,7 @@ Scenario dp_case_scenario(const ValidationCase& c, const std::string& platform, 
   if (auto ddp = c.optional_text("ddp")) {
     const auto wrapper = parse_ddp_wrapper(*ddp);
     if (!wrapper)
-      throw InputError(c.file, c.field + ".ddp", "expected torch, apex, apex:N or apex:N:predivide, got '" + *ddp + "'");
+      throw InputError(c.file, c.field + ".ddp", std::string("expected ") + kDdpWrapperForms + ", got '" + *ddp + "'");
     if (wrapper->kind == DdpWrapper::Kind::apex && c.optional_text("bucket_mb"))
       throw InputError(c.file, c.field + ".bucket_mb",
                        "is PyTorch DDP's bucket_cap_mb; apex sizes buckets in elements (ddp: apex:N)");

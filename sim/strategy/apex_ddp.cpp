@@ -41,19 +41,6 @@ std::string to_string(const DdpWrapper& wrapper) {
          (wrapper.apex_predivide ? ":predivide" : "");
 }
 
-std::vector<bool> apex_bucket_closers(const std::vector<double>& gradient_bytes, double message_bytes) {
-  std::vector<bool> closes(gradient_bytes.size(), false);
-  double open_bytes = 0;
-  for (size_t g = 0; g < gradient_bytes.size(); ++g) {
-    open_bytes += gradient_bytes[g];
-    if (open_bytes >= message_bytes || g + 1 == gradient_bytes.size()) {
-      closes[g] = true;
-      open_bytes = 0;
-    }
-  }
-  return closes;
-}
-
 Task apex_flatten(const std::string& label, int bucket, double bytes, int compute_stream) {
   return ddp_gradient_copy("flatten." + label + ".bucket" + std::to_string(bucket), bytes, compute_stream);
 }

@@ -5,7 +5,8 @@
 //
 //   - Buckets hold gradients in the order the backward pass makes them ready (recorded in the
 //     first iteration: needs_refresh) and close once they hold at least message_size elements
-//     (default 1e7); there is no small first bucket. The last bucket holds what is left.
+//     (default 1e7); there is no small first bucket. The last bucket holds what is left
+//     (assign_ddp_buckets with the first limit equal to the others).
 //   - When a bucket's last gradient is ready, its hook flattens the bucket into one buffer
 //     (apex_C.flatten, a concatenation: one kernel reading and writing the bucket) on the
 //     compute stream, where the backward pass runs.
@@ -38,13 +39,10 @@ struct DdpWrapper {
 };
 
 // "torch", "apex", "apex:N" (message_size N elements) or "apex:N:predivide"; nullopt otherwise.
+// kDdpWrapperForms names them for error messages.
+inline constexpr const char* kDdpWrapperForms = "torch, apex, apex:N or apex:N:predivide";
 std::optional<DdpWrapper> parse_ddp_wrapper(const std::string& text);
 std::string to_string(const DdpWrapper& wrapper);
-
-// Splits gradients given in ready order into apex's buckets: `closes[g]` is true for the
-// gradient that completes a bucket (the bucket's bytes reach `message_bytes`, or it is the
-// last gradient).
-std::vector<bool> apex_bucket_closers(const std::vector<double>& gradient_bytes, double message_bytes);
 
 // The flatten of one bucket: its hook's concatenation, on the compute stream.
 Task apex_flatten(const std::string& label, int bucket, double bytes, int compute_stream);

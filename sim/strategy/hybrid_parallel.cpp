@@ -188,28 +188,42 @@ struct GradientDone {
   double bytes = 0;
 };
 
+// apex's message_size counts gradient elements: the gradients' bytes per element. Workload
+// files give fp32 weights (parameter_bytes, as PyTorch AMP and apex amp keep them:
+// workloads/SCHEMA.md), so 4 bytes, or 2 for the 16-bit gradients of master-weight training.
+double gradient_element_bytes(const ModelGraph& model) { return 4 * gradient_bytes_per_parameter_byte(model); }
+
 // The GPU's gradients in the order they become ready: after their last weight-gradient task (a
-// weight shared by several operators: after its last contribution). `contributions` counts each
-// owner's weight-gradient tasks (weight_gradient_contributions).
-std::vector<GradientDone> gradients_in_ready_order(const ModelGraph& model, const WorkerPlan& plan, int slot,
-                                                   std::vector<int> contributions) {
+// weight shared by several operators: after its last contribution). Under apex, also which of
+// them complete a bucket: apex's buckets close at message_size elements, the first one too
+// (assign_ddp_buckets with equal limits). The same for every batch of a step: built once per GPU.
+struct ReadyOrder {
   std::vector<GradientDone> done;
+  bool apex = false;
+  std::vector<bool> closes_bucket;  // under apex, per entry of `done`
+};
+
+ReadyOrder ready_order(const ModelGraph& model, const WorkerPlan& plan, int slot, const DdpWrapper& ddp) {
+  ReadyOrder ready;
+  std::vector<int> contributions = weight_gradient_contributions(model, plan);
   const std::vector<int>& order = plan.placement.task_order[slot];
+  std::vector<double> bytes;
   for (size_t k = 0; k < order.size(); ++k) {
     const StepTask& step_task = plan.step.tasks[order[k]];
     if (step_task.pass != Pass::backward_weight) continue;
     const int owner = group_of(model, step_task.op);
     if (--contributions[owner] > 0) continue;
-    const double bytes = gradient_bytes_per_parameter_byte(model) * gradient_bytes(model.operators[owner], model.batch_per_gpu);
-    done.push_back({k, owner, bytes});
+    bytes.push_back(gradient_bytes_per_parameter_byte(model) * gradient_bytes(model.operators[owner], model.batch_per_gpu));
+    ready.done.push_back({k, owner, bytes.back()});
   }
-  return done;
+  if (ddp.kind != DdpWrapper::Kind::apex) return ready;
+  ready.apex = true;
+  ready.closes_bucket.assign(bytes.size(), false);
+  const double message_bytes = ddp.apex_message_elements * gradient_element_bytes(model);
+  for (const std::vector<int>& bucket : assign_ddp_buckets(bytes, message_bytes, message_bytes))
+    ready.closes_bucket[bucket.back()] = true;
+  return ready;
 }
-
-// apex's message_size counts gradient elements: the gradients' bytes per element. Workload
-// files give fp32 weights (parameter_bytes, as PyTorch AMP and apex amp keep them:
-// workloads/SCHEMA.md), so 4 bytes, or 2 for the 16-bit gradients of master-weight training.
-double gradient_element_bytes(const ModelGraph& model) { return 4 * gradient_bytes_per_parameter_byte(model); }
 
 // One batch's compute tasks on GPU `slot`, in the order the placement's schedule runs them, each
 // gradient followed by its add and its bucket's work when the role has them. Returns what the
@@ -218,16 +232,9 @@ double gradient_element_bytes(const ModelGraph& model) { return 4 * gradient_byt
 // given, records where the step's tasks landed and the weights the GPU holds (the last batch:
 // transfers and the update use them).
 std::vector<ReadyGradient> append_batch(const ModelGraph& model, const WorkerPlan& plan, int slot, const BatchRole& role,
-                                        const DdpWrapper& ddp, const std::vector<int>& contributions,
-                                        std::vector<Task>& tasks, TaskSlots* slots) {
-  const std::vector<GradientDone> done = gradients_in_ready_order(model, plan, slot, contributions);
-  const bool apex = role.to_bucket && ddp.kind == DdpWrapper::Kind::apex;
-  std::vector<bool> closes_bucket;
-  if (apex) {
-    std::vector<double> bytes;
-    for (const GradientDone& g : done) bytes.push_back(g.bytes);
-    closes_bucket = apex_bucket_closers(bytes, ddp.apex_message_elements * gradient_element_bytes(model));
-  }
+                                        const ReadyOrder& order, std::vector<Task>& tasks, TaskSlots* slots) {
+  const std::vector<GradientDone>& done = order.done;
+  const bool apex = role.to_bucket && order.apex;
   std::vector<ReadyGradient> ready;
   double open_bucket_bytes = 0;
   size_t next = 0;  // the next gradient to complete
@@ -251,7 +258,7 @@ std::vector<ReadyGradient> append_batch(const ModelGraph& model, const WorkerPla
       ready.push_back({name, g.bytes, static_cast<int>(tasks.size()) - 1});
     } else {
       open_bucket_bytes += g.bytes;
-      if (closes_bucket[next]) {  // the bucket is complete: its hook flattens it
+      if (order.closes_bucket[next]) {  // the bucket is complete: its hook flattens it
         const int bucket = static_cast<int>(ready.size());
         tasks.push_back(apex_flatten(role.prefix + "gpu" + std::to_string(slot), bucket, open_bucket_bytes, kComputeStream));
         ready.push_back({role.prefix + "bucket" + std::to_string(bucket), open_bucket_bytes, static_cast<int>(tasks.size()) - 1});
@@ -283,13 +290,13 @@ int add_earlier_micro_batches(const ModelGraph& model, const WorkerPlan& plan, i
                               const GradientAccumulation& accumulation, ExecutionGraph& graph) {
   auto& tasks = graph.programs[0].tasks;
   const bool reduces = workers > 1 && accumulation.reduce_every_micro_batch;
-  const std::vector<int> contributions = weight_gradient_contributions(model, plan);
+  const ReadyOrder order = ready_order(model, plan, 0, options.ddp);
   int reduced = -1;
   for (int batch = 0; batch + 1 < accumulation.micro_batches; ++batch) {
     const std::string prefix = "batch" + std::to_string(batch) + ".";
     const size_t first = tasks.size();
     const std::vector<ReadyGradient> ready =
-        append_batch(model, plan, 0, {prefix, batch > 0, reduces}, options.ddp, contributions, tasks, nullptr);
+        append_batch(model, plan, 0, {prefix, batch > 0, reduces}, order, tasks, nullptr);
     if (reduced >= 0 && first < tasks.size()) tasks[first].deps.push_back({0, reduced});
     if (reduces) reduced = append_reduction(ready, options, 0, prefix + "gpu0", tasks);
   }
@@ -303,9 +310,8 @@ TaskSlots add_compute_tasks(const ModelGraph& model, const WorkerPlan& plan, int
   const int m = plan.gpus_per_worker;
   TaskSlots slots{std::vector<int>(plan.step.tasks.size(), -1), std::vector<int>(plan.step.tasks.size(), -1),
                   std::vector<std::vector<ReadyGradient>>(m), std::vector<double>(m, 0)};
-  const std::vector<int> contributions = weight_gradient_contributions(model, plan);
   for (int slot = 0; slot < m; ++slot)
-    slots.ready[slot] = append_batch(model, plan, slot, {"", accumulates, workers > 1}, ddp, contributions,
+    slots.ready[slot] = append_batch(model, plan, slot, {"", accumulates, workers > 1}, ready_order(model, plan, slot, ddp),
                                      graph.programs[slot].tasks, &slots);
   return slots;
 }

@@ -1,6 +1,6 @@
-// apex's DistributedDataParallel as apex/parallel/distributed.py runs it: buckets of message_size
-// elements with no small first one, a flatten on the compute stream, then the bucket stream's
-// divisions, allreduce and copy back.
+// apex's DistributedDataParallel as apex/parallel/distributed.py runs it: a flatten on the compute
+// stream, then the bucket stream's divisions, allreduce and copy back (its buckets, message_size
+// elements with no small first one: DataParallelLowering.ApexFlattens*).
 #include "sim/strategy/apex_ddp.h"
 
 #include <gtest/gtest.h>
@@ -24,15 +24,6 @@ TEST(ApexDdp, ParsesTheWrapperAndItsSettings) {
   for (const char* bad : {"", "Torch", "torch:5", "apexx", "apex:", "apex:0", "apex:1e7", "apex:-5", "apex:5:",
                           "apex:5:predivide:x", "apex:5:pre", "apex:99999999999999999"})
     EXPECT_FALSE(parse_ddp_wrapper(bad)) << bad;
-}
-
-TEST(ApexDdp, BucketsCloseAtTheMessageSizeWithNoSmallFirstBucket) {
-  // PyTorch's Reducer would close its first bucket after 1 MiB; apex waits for message_size.
-  const std::vector<bool> closes = apex_bucket_closers({0.5, 0.6, 0.4, 2.0, 1.0, 0.2}, 2.5);
-  EXPECT_EQ(closes, (std::vector<bool>{false, false, false, true, false, true}));  // 3.5 >= 2.5, then the rest
-  EXPECT_EQ(apex_bucket_closers({1.0, 1.5, 1.0}, 2.5), (std::vector<bool>{false, true, true}));  // exact limit closes
-  EXPECT_EQ(apex_bucket_closers({9.0}, 2.5), (std::vector<bool>{true}));
-  EXPECT_TRUE(apex_bucket_closers({}, 2.5).empty());
 }
 
 TEST(ApexDdp, TheBucketStreamAllreducesAveragesAndCopiesBackInOrder) {

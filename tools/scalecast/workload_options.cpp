@@ -81,8 +81,8 @@ HybridOptions hybrid_options(const po::variables_map& values) {
   const std::string ddp = values["ddp"].as<std::string>();
   const auto wrapper = parse_ddp_wrapper(ddp);
   if (!wrapper)
-    throw InputError("command line", "--ddp", "expected torch, apex, apex:N or apex:N:predivide (N: elements per bucket, "
-                                              "1 to 1e15), got '" + ddp + "'");
+    throw InputError("command line", "--ddp",
+                     std::string("expected ") + kDdpWrapperForms + " (N: elements per bucket, 1 to 1e15), got '" + ddp + "'");
   if (wrapper->kind == DdpWrapper::Kind::apex && !values["bucket"].defaulted())
     throw InputError("command line", "--bucket",
                      "sets PyTorch DDP's bucket_cap_mb; apex sizes its buckets in elements: --ddp apex:N");
