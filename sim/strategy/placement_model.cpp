@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sim/core/input_error.h"
+#include "sim/core/quantity_parse.h"
 
 namespace scalecast {
 
@@ -19,18 +20,25 @@ int group_count(const PlacementProblem& problem) {
 std::optional<std::string> memory_shortfall(const PlacementProblem& problem) {
   validate_problem(problem);
   if (problem.gpu_memory_bytes <= 0) return std::nullopt;  // unlimited
-  auto gib = [](double bytes) { return std::to_string(bytes / (1024.0 * 1024 * 1024)) + " GiB"; };
+  const std::string one_gpu = format_bytes(problem.gpu_memory_bytes);
   double sum = 0;
   for (size_t g = 0; g < problem.group_memory_bytes.size(); ++g) {
     const double bytes = problem.group_memory_bytes[g];
     sum += bytes;
     if (bytes > problem.gpu_memory_bytes)
-      return "operator group " + std::to_string(g) + " needs " + gib(bytes) + ", more than one GPU's " +
-             gib(problem.gpu_memory_bytes) + ": it cannot be placed on any of the worker's GPUs";
+      return "operator group " + std::to_string(g) + " needs " + format_bytes(bytes) + ", more than one GPU's " + one_gpu +
+             ": it cannot be placed on any of the worker's GPUs";
   }
+  // What to try instead: the user chose (or defaulted to) data parallelism or a hybrid worker.
+  const std::string instead = "; a transformer workload's layers split with a tp:T,pp:P[,zero:1-3] strategy "
+                              "(docs/parallelism.md)";
+  if (sum > problem.gpu_memory_bytes * problem.gpus && problem.gpus == 1)
+    return "the model needs " + format_bytes(sum) + " per GPU (weights, gradients and optimizer state, and the "
+           "activations of its batch), more than one GPU's " + one_gpu +
+           ": data parallelism keeps a whole replica on every GPU. hybrid:M spreads the operators over M GPUs" + instead;
   if (sum > problem.gpu_memory_bytes * problem.gpus)
-    return "the model needs " + gib(sum) + ", more than the " + std::to_string(problem.gpus) + " GPUs' " +
-           gib(problem.gpu_memory_bytes * problem.gpus) + " of a hybrid worker";
+    return "the model needs " + format_bytes(sum) + ", more than the " + format_bytes(problem.gpu_memory_bytes * problem.gpus) +
+           " of a hybrid worker's " + std::to_string(problem.gpus) + " GPUs: a larger M (up to a node's GPUs) holds more" + instead;
   return std::nullopt;
 }
 

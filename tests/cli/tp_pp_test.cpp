@@ -76,6 +76,21 @@ TEST(TensorPipelineCli, LayoutThatDoesNotFitExitsTwoNamingTheMemoryItNeeds) {
     EXPECT_NE(result.err.find(says), std::string::npos) << says << " missing from: " << result.err;
 }
 
+// The default strategy keeps a whole replica per GPU: a model too large for that is refused
+// with what it needs and what to run instead, for dp and for hybrid workers alike.
+TEST(TensorPipelineCli, ReplicaThatDoesNotFitOneGpuSaysWhichStrategiesSplitIt) {
+  const auto dp = run_scalecast("simulate --platform dgx-a100 --workload llama-70b --gpus 8");
+  EXPECT_EQ(dp.exit_code, 2);
+  EXPECT_TRUE(dp.out.empty()) << dp.out;
+  for (const char* says : {"llama-70b.yaml: memory:", "per GPU", "more than one GPU's 40 GiB", "hybrid:M",
+                           "tp:T,pp:P"})
+    EXPECT_NE(dp.err.find(says), std::string::npos) << says << " missing from: " << dp.err;
+  const auto hybrid = run_scalecast("simulate --platform dgx-a100 --workload llama-70b --gpus 8 --strategy hybrid:4");
+  EXPECT_EQ(hybrid.exit_code, 2);
+  for (const char* says : {"of a hybrid worker's 4 GPUs", "160 GiB", "tp:T,pp:P"})
+    EXPECT_NE(hybrid.err.find(says), std::string::npos) << says << " missing from: " << hybrid.err;
+}
+
 TEST(TensorPipelineCli, BadShapesExitTwoNamingTheFlag) {
   const auto heads = run_scalecast("simulate --platform dgx-a100 --workload gpt3-175b --strategy tp:5,pp:16 --gpus 80");
   EXPECT_EQ(heads.exit_code, 2);
