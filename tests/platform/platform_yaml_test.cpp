@@ -131,7 +131,7 @@ TEST(PlatformPresets, AllAreListed) {
   EXPECT_EQ(platform_presets(),
             (std::vector<std::string>{"dgx-a100", "dgx-a100-80gb", "dgx-a100-oversubscribed", "dgx-h100",
                                       "dgx-h100-fat-tree-k64", "dgx-h100-superpod", "dgx1-v100", "dgx1-v100-1nic",
-                                      "hgx-b200", "hgx-h200", "l40s-pcie", "pcie-8gpu", "rtx4090-pcie"}));
+                                      "h100-pcie", "hgx-b200", "hgx-h200", "l40s-pcie", "pcie-8gpu", "rtx4090-pcie"}));
 }
 
 // Cluster presets scale to any node count; the RTX 4090 workstation is one box of four GPUs.
@@ -284,7 +284,7 @@ TEST_F(PlatformFiles, UnknownPresetListsTheAvailableOnes) {
   } catch (const InputError& error) {
     const std::string message = error.what();
     EXPECT_TRUE(contains(message, "dgx-z900")) << message;
-    EXPECT_TRUE(contains(message, "dgx-a100, dgx-a100-80gb, dgx-a100-oversubscribed, dgx-h100, dgx-h100-fat-tree-k64, dgx-h100-superpod, dgx1-v100, dgx1-v100-1nic, hgx-b200")) << message;
+    EXPECT_TRUE(contains(message, "dgx-a100, dgx-a100-80gb, dgx-a100-oversubscribed, dgx-h100, dgx-h100-fat-tree-k64, dgx-h100-superpod, dgx1-v100, dgx1-v100-1nic, h100-pcie, hgx-b200")) << message;
   }
 }
 
