@@ -69,11 +69,13 @@ TEST(WhatIf, UncalibratedGpusRunAndWarn) {
   const auto h200 = run_scalecast("simulate --json --workload resnet50 --gpus 8 --platform hgx-h200");
   EXPECT_EQ(json_of(h200)["cost_model"]["family"], "H100");  // same die as H100
   EXPECT_EQ(h200.err.find("uncalibrated"), std::string::npos);
-  // B200: its transformer GEMMs are measured, the rest copied from A100 and flagged as such.
+  // B200: its transformer GEMMs and TF32 convolutions are measured, the rest derived from H100's
+  // and flagged as such.
   const auto b200 = run_scalecast("simulate --json --workload resnet50 --gpus 4 --platform hgx-b200");
   EXPECT_EQ(json_of(b200)["cost_model"]["family"], "B200");
   EXPECT_EQ(b200.err.find("uncalibrated"), std::string::npos) << b200.err;
-  EXPECT_NE(b200.err.find("B200 fp16 efficiencies (conv, matmul) are not measured on this GPU: copied from A100"),
+  EXPECT_NE(b200.err.find("B200 fp16 efficiencies (conv, matmul) are not measured on this GPU: copied from H100 x the "
+                          "B200/H100 fp32 conv ratio"),
             std::string::npos)
       << b200.err;
 }

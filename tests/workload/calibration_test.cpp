@@ -68,6 +68,17 @@ TEST(Calibration, SingleGpuThroughputMatchesPublished) {
   }
 }
 
+// B200: its fp32 conv efficiency was set from a ratio measured in one harness at each GPU's
+// largest batch (lambdal/deeplearning-benchmark, pytorch-train-throughput-v2-fp32.csv,
+// PyTorch ResNet-50 TF32, 1 GPU: B200 2967 img/s at 1664 / median of 39 H100 SXM5 rows 1895 at
+// 640), as H100's conv was from the H100/A100 ratio; every other B200 kind is derived from it.
+TEST(Calibration, B200OverH100ResNetTf32MatchesTheMeasuredRatio) {
+  const std::string resnet = std::string(SCALECAST_SOURCE_DIR) + "/workloads/calibration/resnet50_fp32.yaml";
+  const double h100 = simulated_per_s({resnet.c_str(), "dgx-h100", "fp32", 640, 1, 1895, 1});
+  const double b200 = simulated_per_s({resnet.c_str(), "hgx-b200", "fp32", 1664, 1, 2967, 1});
+  EXPECT_NEAR((b200 / h100) / (2967.0 / 1895), 1.0, 0.05);
+}
+
 // Model parallelism has something to work with only where the graph has parallel branches: the
 // step's serial time over its critical path bounds any placement's speedup. Chains (a plain
 // ResNet) stay near 1; Inception's branches and the LSTM wavefronts go well above; LSTM layers
