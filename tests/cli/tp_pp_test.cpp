@@ -3,6 +3,7 @@
 // need; `sweep --strategies auto` returns the best feasible layout per scale.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -67,28 +68,28 @@ TEST(TensorPipelineCli, SimulateReportsStepBreakdownAndMemoryPerGpu) {
   EXPECT_LT(t["mfu"].get<double>(), 1);
 }
 
-TEST(TensorPipelineCli, LayoutThatDoesNotFitExitsTwoNamingTheMemoryItNeeds) {
-  const auto result = run_scalecast("simulate --platform dgx-a100 --workload gpt3-175b --strategy tp:1,pp:1 --gpus 8");
-  EXPECT_EQ(result.exit_code, 2);
+// Runs `simulate ARGUMENTS`, which must be refused (exit 2, nothing on stdout) with a message
+// holding every one of `says`.
+void expect_refused_saying(const std::string& arguments, std::initializer_list<const char*> says) {
+  const auto result = run_scalecast("simulate " + arguments);
+  EXPECT_EQ(result.exit_code, 2) << arguments;
   EXPECT_TRUE(result.out.empty()) << result.out;
-  for (const char* says : {"--strategy", "tp:1,pp:1 does not fit", "needs 2609.6 GiB per GPU", "40.0 GiB of an A100",
-                           "optimizer states 1951.4 GiB"})
-    EXPECT_NE(result.err.find(says), std::string::npos) << says << " missing from: " << result.err;
+  for (const char* text : says) EXPECT_NE(result.err.find(text), std::string::npos) << text << " missing from: " << result.err;
+}
+
+TEST(TensorPipelineCli, LayoutThatDoesNotFitExitsTwoNamingTheMemoryItNeeds) {
+  expect_refused_saying("--platform dgx-a100 --workload gpt3-175b --strategy tp:1,pp:1 --gpus 8",
+                        {"--strategy", "tp:1,pp:1 does not fit", "needs 2609.6 GiB per GPU", "40.0 GiB of an A100",
+                         "optimizer states 1951.4 GiB"});
 }
 
 // The default strategy keeps a whole replica per GPU: a model too large for that is refused
 // with what it needs and what to run instead, for dp and for hybrid workers alike.
 TEST(TensorPipelineCli, ReplicaThatDoesNotFitOneGpuSaysWhichStrategiesSplitIt) {
-  const auto dp = run_scalecast("simulate --platform dgx-a100 --workload llama-70b --gpus 8");
-  EXPECT_EQ(dp.exit_code, 2);
-  EXPECT_TRUE(dp.out.empty()) << dp.out;
-  for (const char* says : {"llama-70b.yaml: memory:", "per GPU", "more than one GPU's 40 GiB", "hybrid:M",
-                           "tp:T,pp:P"})
-    EXPECT_NE(dp.err.find(says), std::string::npos) << says << " missing from: " << dp.err;
-  const auto hybrid = run_scalecast("simulate --platform dgx-a100 --workload llama-70b --gpus 8 --strategy hybrid:4");
-  EXPECT_EQ(hybrid.exit_code, 2);
-  for (const char* says : {"of a hybrid worker's 4 GPUs", "160 GiB", "tp:T,pp:P"})
-    EXPECT_NE(hybrid.err.find(says), std::string::npos) << says << " missing from: " << hybrid.err;
+  expect_refused_saying("--platform dgx-a100 --workload llama-70b --gpus 8",
+                        {"llama-70b.yaml: memory:", "per GPU", "more than one GPU's 40 GiB", "hybrid:M", "tp:T,pp:P"});
+  expect_refused_saying("--platform dgx-a100 --workload llama-70b --gpus 8 --strategy hybrid:4",
+                        {"of a hybrid worker's 4 GPUs", "160 GiB", "tp:T,pp:P"});
 }
 
 TEST(TensorPipelineCli, BadShapesExitTwoNamingTheFlag) {
