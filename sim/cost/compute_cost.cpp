@@ -28,6 +28,10 @@ double peak_flops_per_s(const GpuSpec& gpu, const std::string& precision) {
   return fastest;
 }
 
+double sustained_flops_per_s(const GpuSpec& gpu, const std::string& precision) {
+  return peak_flops_per_s(gpu, precision) * gpu.sustained_compute;
+}
+
 KernelSequenceTime& KernelSequenceTime::operator+=(const KernelSequenceTime& other) {
   compute_s += other.compute_s;
   memory_s += other.memory_s;
@@ -40,7 +44,7 @@ KernelSequenceTime operator+(KernelSequenceTime a, const KernelSequenceTime& b) 
 
 KernelSequenceTime kernel_time(double flops, double memory_bytes, const GpuSpec& gpu, const std::string& precision,
                                const KindEfficiency& efficiency) {
-  const double peak = peak_flops_per_s(gpu, precision);
+  const double peak = sustained_flops_per_s(gpu, precision);
   const double compute_s = peak > 0 ? flops / (peak * efficiency.compute_efficiency) : 0;
   const double memory_s =
       gpu.memory_bandwidth_Bps > 0 ? memory_bytes / (gpu.memory_bandwidth_Bps * efficiency.memory_efficiency) : 0;
@@ -94,7 +98,7 @@ ComputeTimeParts compute_time_parts(const Task& task, const GpuSpec& gpu, const 
     return parts;
   }
   const KindEfficiency efficiency = model.for_kind(task.op_kind);
-  const double peak = peak_flops_per_s(gpu, model.precision);
+  const double peak = sustained_flops_per_s(gpu, model.precision);
   ComputeTimeParts parts;
   parts.compute_s = peak > 0 ? task.flops / (peak * efficiency.compute_efficiency) : 0;
   parts.memory_s = gpu.memory_bandwidth_Bps > 0

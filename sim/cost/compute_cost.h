@@ -52,6 +52,9 @@ const std::vector<std::string>& related_precisions(const std::string& precision)
 // The GPU's peak FLOP/s at a precision, else at the first related precision it lists, else the
 // fastest it lists (0 when it lists none).
 double peak_flops_per_s(const GpuSpec& gpu, const std::string& precision);
+// The rate compute is priced against: the peak times what the card sustains under its power
+// limit (GpuSpec::sustained_compute). MFU and other reports keep the data sheet's peak.
+double sustained_flops_per_s(const GpuSpec& gpu, const std::string& precision);
 
 // Roofline time of one operator task: max(flops / (peak * eff_compute), bytes / (bw * eff_memory))
 // + launch overhead. Placement and the hybrid simulator price StepTasks with this.

@@ -15,7 +15,7 @@ struct Sums {
 
 std::map<std::string, KindFit> fit_kind_efficiencies(const ExecutionGraph& trace, const GpuSpec& gpu,
                                                      const ComputeCostModel& prior) {
-  const double peak = peak_flops_per_s(gpu, prior.precision);
+  const double peak = sustained_flops_per_s(gpu, prior.precision);
   const double bandwidth = gpu.memory_bandwidth_Bps;
   std::map<std::string, Sums> sums;
   for (const RankProgram& program : trace.programs)

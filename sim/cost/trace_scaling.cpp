@@ -104,18 +104,30 @@ ModelPair resolve_pair(const CostModelTable& table, const GpuSpec& traced, const
   return pair;
 }
 
+// "156 TFLOP/s (tf32)", or "156 TFLOP/s x 0.9 sustained (tf32)" for a card whose power limit
+// lowers its clocks (GpuSpec::sustained_compute).
+std::string rate_text(const GpuSpec& gpu, const std::string& precision) {
+  std::string text = format_rate(peak_flops_per_s(gpu, precision) / 1e12, "TFLOP/s");
+  if (gpu.sustained_compute < 1) {
+    char note[40];
+    std::snprintf(note, sizeof note, " x %.3g sustained", gpu.sustained_compute);
+    text += note;
+  }
+  return text + " (" + precision + ")";
+}
+
 Factor compute_factor(const std::string& kind, const ModelPair& models, const GpuSpec& traced, const GpuSpec& target) {
   const KindEfficiency from = models.traced.model.for_kind(kind), to = models.target.model.for_kind(kind);
-  const double peak_from = peak_flops_per_s(traced, models.traced.model.precision);
-  const double peak_to = peak_flops_per_s(target, models.target.model.precision);
+  const double rate_from = sustained_flops_per_s(traced, models.traced.model.precision);
+  const double rate_to = sustained_flops_per_s(target, models.target.model.precision);
   Factor f;
-  if (peak_from <= 0 || peak_to <= 0) return f;
-  f.factor = (peak_from * from.compute_efficiency) / (peak_to * to.compute_efficiency);
+  if (rate_from <= 0 || rate_to <= 0) return f;
+  f.factor = (rate_from * from.compute_efficiency) / (rate_to * to.compute_efficiency);
   char efficiencies[96];
   std::snprintf(efficiencies, sizeof efficiencies, ", efficiency %.3g -> %.3g", from.compute_efficiency,
                 to.compute_efficiency);
-  f.rule = "peak " + format_rate(peak_from / 1e12, "TFLOP/s") + " (" + models.traced.model.precision + ") -> " +
-           format_rate(peak_to / 1e12, "TFLOP/s") + " (" + models.target.model.precision + ")" + efficiencies;
+  f.rule = "peak " + rate_text(traced, models.traced.model.precision) + " -> " +
+           rate_text(target, models.target.model.precision) + efficiencies;
   return f;
 }
 

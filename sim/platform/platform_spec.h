@@ -31,6 +31,10 @@ struct GpuSpec {
   double memory_bandwidth_Bps = 0;
   double memory_bytes = 0;
   int multiprocessors = 0;  // SMs: a GEMM runs in waves of one output tile per SM (0: not given)
+  // The fraction of peak_flops_per_s the card sustains while training: a power-limited card
+  // lowers its clocks below the boost clock its data sheet's peaks assume (A100 PCIe, 250 W:
+  // 0.9). Memory bandwidth is not lowered. 1: the data sheet's peaks.
+  double sustained_compute = 1;
   // Where the model was named (a platform's `node.gpu.model`, a cost model's reference GPU), so a
   // model no cost-model family prices is blamed on that file and field. Empty: built in code.
   std::string source;

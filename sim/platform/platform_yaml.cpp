@@ -181,7 +181,8 @@ GpuArchitecture read_architecture(const MapReader& map, const std::string& model
 }
 
 GpuSpec read_gpu(const Field& field) {
-  MapReader map(field, {"model", "architecture", "peak_flops", "memory_bandwidth", "memory", "multiprocessors"});
+  MapReader map(field,
+                {"model", "architecture", "peak_flops", "memory_bandwidth", "memory", "multiprocessors", "sustained_compute"});
   GpuSpec gpu;
   gpu.source = field.source();
   gpu.model_field = join_path(field.path(), "model");
@@ -195,6 +196,7 @@ GpuSpec read_gpu(const Field& field) {
   gpu.memory_bandwidth_Bps = read_positive_bandwidth_Bps(map.required("memory_bandwidth"));
   if (auto memory = map.optional("memory")) gpu.memory_bytes = read_positive_bytes(*memory);
   if (auto sms = map.optional("multiprocessors")) gpu.multiprocessors = static_cast<int>(read_integer(*sms, 1, 1 << 16));
+  if (auto sustained = map.optional("sustained_compute")) gpu.sustained_compute = read_efficiency(*sustained);
   return gpu;
 }
 

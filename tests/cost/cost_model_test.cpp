@@ -50,6 +50,24 @@ TEST(CostModel, RooflineWithPerKindEfficiencies) {
   EXPECT_EQ(compute_duration_s(task, test_gpu(), model), 0.003);
 }
 
+// A power-limited card sustains a fraction of its peaks: compute-bound work slows by it,
+// memory-bound work (HBM clocks are not lowered) does not, and the data sheet's peak stays
+// what reports such as MFU divide by.
+TEST(CostModel, SustainedComputeSlowsComputeBoundWorkOnly) {
+  const ComputeCostModel model = compute_cost_model_for(parse_cost_model_yaml(kTable, "cm.yaml"), test_gpu(), "fp32");
+  GpuSpec capped = test_gpu();
+  capped.sustained_compute = 0.8;
+  EXPECT_NEAR(operator_time_s("conv", 1e12, 1e6, capped, model), 0.05 / 0.8 + 5e-6, 1e-12);
+  EXPECT_NEAR(operator_time_s("lstm", 1e9, 8e9, capped, model), 0.02, 1e-12);
+  EXPECT_DOUBLE_EQ(peak_flops_per_s(capped, "tf32"), peak_flops_per_s(test_gpu(), "tf32"));
+  EXPECT_DOUBLE_EQ(sustained_flops_per_s(capped, "tf32"), 0.8 * peak_flops_per_s(test_gpu(), "tf32"));
+  Task task;
+  task.duration_s = -1;
+  task.op_kind = "conv";
+  task.flops = 1e12;
+  EXPECT_NEAR(compute_time_parts(task, capped, model).compute_s, 0.05 / 0.8, 1e-12);
+}
+
 TEST(CostModel, GpuWithoutFamilyRunsUncalibratedOrIsAnInputError) {
   // A table without `uncalibrated` cannot price a GPU no family matches: an input error naming
   // the table and the GPU.

@@ -113,6 +113,24 @@ TEST(TraceScaling, EachClassScalesByWhatBoundsIt) {
   }
 }
 
+// A power-limited target card sustains a fraction of its peaks: compute-bound kernels take
+// longer by it, memory-bound ones do not, and the rule says so.
+TEST(TraceScaling, PowerLimitedTargetSlowsComputeBoundKernelsOnly) {
+  const CostModelTable table = parse_cost_model_yaml(kTable, "cm.yaml");
+  ExecutionGraph graph = trace_on("NVIDIA Old-GPU-16GB");
+  GpuSpec capped = new_gpu();
+  capped.sustained_compute = 0.5;
+  const TraceScaling s = rescale_trace(graph, capped, table);
+  const auto& t = graph.programs[0].tasks;
+  EXPECT_DOUBLE_EQ(t[0].duration_s, 1.0);    // conv fp16: 0.5 at the full peak, / 0.5
+  EXPECT_DOUBLE_EQ(t[2].duration_s, 0.125);  // elementwise: memory-bound, as before
+  bool said = false;
+  for (const ClassScaling& c : s.classes)
+    if (c.op_kind == "conv" && c.precision == "fp16")
+      said = c.rule.find("-> 400 TFLOP/s x 0.5 sustained (fp16)") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 // A task priced kernel by kernel (Task::compute_bound_s) scales whole: its parts keep their
 // share of its duration, so they still fit in it.
 TEST(TraceScaling, ATasksBoundPartsScaleWithIt) {

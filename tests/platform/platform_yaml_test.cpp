@@ -254,6 +254,7 @@ TEST(PlatformPresets, Pcie8GpuSharesOneNicAcrossTwoSockets) {
   EXPECT_EQ(spec.node.nics[0].gpus, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_DOUBLE_EQ(spec.node.nics[0].link.bandwidth_Bps, 12.5e9);
   EXPECT_FALSE(spec.collectives.intra_step_latency_s);
+  EXPECT_DOUBLE_EQ(spec.node.gpu.sustained_compute, 0.9);  // the 250 W card: NVIDIA's 90% of the SXM4
 }
 
 // ---- loading --------------------------------------------------------------------------------
@@ -434,6 +435,9 @@ TEST(PlatformYaml, VariabilityAndMultiprocessors) {
   EXPECT_DOUBLE_EQ(*spec.variability.compute_cv, 0.01);
   EXPECT_EQ(spec.variability.seed, 7u);
   EXPECT_EQ(spec.node.gpu.multiprocessors, 80);
+  EXPECT_EQ(spec.node.gpu.sustained_compute, 1);  // not given: the data sheet's peaks
+  spec = parse_platform_yaml(replaced(kBase, "    memory: 16GiB\n", "    memory: 16GiB\n    sustained_compute: 0.9\n"), "t");
+  EXPECT_DOUBLE_EQ(spec.node.gpu.sustained_compute, 0.9);
 }
 
 TEST(PlatformYamlErrors, VariabilityOutOfRange) {
@@ -443,6 +447,9 @@ TEST(PlatformYamlErrors, VariabilityOutOfRange) {
   expect_error(kBase + "variability: {cv: 0.1}\n", "variability.cv", "unknown field");
   expect_error(replaced(kBase, "    memory: 16GiB\n", "    memory: 16GiB\n    multiprocessors: 0\n"),
                "node.gpu.multiprocessors");
+  for (const char* bad : {"0", "1.2", "-0.5"})
+    expect_error(replaced(kBase, "    memory: 16GiB\n", std::string("    memory: 16GiB\n    sustained_compute: ") + bad + "\n"),
+                 "node.gpu.sustained_compute", "(0, 1]");
 }
 
 TEST(PlatformYamlErrors, UnknownFieldsAtEveryLevel) {
