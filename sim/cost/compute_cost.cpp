@@ -71,7 +71,8 @@ double operator_time_s(const std::string& op_kind, double flops, double memory_b
 
 double compute_duration_s(const Task& task, const GpuSpec& gpu, const ComputeCostModel& model) {
   if (task.duration_s >= 0) return task.duration_s;
-  return operator_time_s(task.op_kind, task.flops, task.memory_bytes, gpu, model);
+  return operator_time_s(task.op_kind, task.flops, task.memory_bytes, gpu, model) +
+         (task.launches - 1) * model.for_kind(task.op_kind).launch_overhead_s;
 }
 
 namespace {
@@ -103,7 +104,7 @@ ComputeTimeParts compute_time_parts(const Task& task, const GpuSpec& gpu, const 
   parts.compute_s = peak > 0 ? task.flops / (peak * efficiency.compute_efficiency) : 0;
   parts.memory_s = gpu.memory_bandwidth_Bps > 0
                        ? task.memory_bytes / (gpu.memory_bandwidth_Bps * efficiency.memory_efficiency) : 0;
-  parts.fixed_s = efficiency.launch_overhead_s;
+  parts.fixed_s = efficiency.launch_overhead_s * task.launches;
   const double busy_s = std::max(parts.compute_s, parts.memory_s);
   parts.memory_Bps = busy_s > 0 ? task.memory_bytes / busy_s : 0;
   return parts;

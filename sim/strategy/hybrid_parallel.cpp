@@ -400,6 +400,10 @@ Task optimizer_task(int slot, const ModelGraph& model, double held_weight_bytes,
   update.duration_s = -1;
   update.flops = optimizer_flops_per_weight(model.optimizer) * held_weight_bytes / 4;
   update.memory_bytes = update_bytes_per_parameter_byte(model) * held_weight_bytes;
+  // An unfused update is a per-tensor loop: its kernels pay the per-kernel overhead each. A GPU
+  // holding part of the weights (a hybrid worker) walks its share of the tensors.
+  update.launches = std::max(1.0, optimizer_launches(model.optimizer) * held_weight_bytes /
+                                      std::max(1.0, parameter_bytes(model)));
   update.stream = kComputeStream;
   update.step = 0;
   for (int d : update_deps) update.deps.push_back({0, d});

@@ -81,6 +81,10 @@ const Communicator* ExecutionGraph::find_communicator(int id) const {
 
 namespace {
 
+// A task's kernel count (Task::launches): BERT-large's unfused BertAdam launches about 6,600 a
+// step; a billion would be a step of hours of launch overhead alone.
+constexpr double kMaxLaunchesPerTask = 1e9;
+
 std::string program_path(int program) { return "programs[" + std::to_string(program) + "]"; }
 
 std::string task_path(int program, int task) {
@@ -251,6 +255,9 @@ class Validator {
         check_range(path + ".flops", task.flops, limits::kFlops);
         check_range(path + ".memory_bytes", task.memory_bytes, limits::kBytes);
         check_sequence_parts(path, task);
+        if (!std::isfinite(task.launches) || task.launches < 1 || task.launches > kMaxLaunchesPerTask)
+          fail(path + ".launches", "is " + format_number(task.launches) + "; expected a kernel count from 1 to " +
+                                       format_number(kMaxLaunchesPerTask));
         break;
       case TaskKind::collective: {
         check_range(path + ".bytes", task.bytes, limits::kBytes);

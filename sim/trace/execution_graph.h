@@ -44,6 +44,10 @@ struct Task {
   // kernels stretches (sim/engine/gpu_sharing.h). Both 0 for a measured task, never stretched.
   double compute_bound_s = 0;
   double memory_bound_s = 0;
+  // compute priced by the cost model (duration_s < 0) that runs as this many kernels: each pays
+  // the kind's per-kernel launch overhead (an unfused optimizer's per-tensor loop, thousands of
+  // element-wise kernels: sim/workload/optimizer_traffic.h). 1: one kernel.
+  double launches = 1;
   std::string op_kind;  // operator kind or kernel class (sim/cost/kernel_class.h): per-kind efficiencies, rescaling
   std::string precision;  // number format of a measured kernel (fp32, tf32, fp16, bf16, fp8, fp64); "" unknown
 

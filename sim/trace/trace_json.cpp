@@ -87,6 +87,7 @@ void parse_compute_fields(JsonFields& fields, Task& task) {
   fields.read("memory_bytes", task.memory_bytes);
   fields.read("compute_bound_s", task.compute_bound_s);
   fields.read("memory_bound_s", task.memory_bound_s);
+  fields.read("launches", task.launches);
   fields.read("op_kind", task.op_kind);
   if (fields.read("precision", task.precision)) {
     static const char* const kPrecisions[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8"};
@@ -367,6 +368,7 @@ Json task_json(const Task& task) {
       if (task.memory_bytes != 0) out["memory_bytes"] = number_json<Json>(task.memory_bytes);
       if (task.compute_bound_s != 0) out["compute_bound_s"] = number_json<Json>(task.compute_bound_s);
       if (task.memory_bound_s != 0) out["memory_bound_s"] = number_json<Json>(task.memory_bound_s);
+      if (task.launches != defaults.launches) out["launches"] = number_json<Json>(task.launches);
       if (!task.op_kind.empty()) out["op_kind"] = task.op_kind;
       if (!task.precision.empty()) out["precision"] = task.precision;
       break;

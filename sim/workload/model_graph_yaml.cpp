@@ -69,7 +69,7 @@ std::string read_choice(const Field& field, const std::vector<std::string>& choi
 }
 
 OptimizerSpec read_optimizer(const Field& field) {
-  MapReader map(field, {"algorithm", "implementation", "clip_grad_norm", "zero_grad", "master_weights"});
+  MapReader map(field, {"algorithm", "implementation", "clip_grad_norm", "zero_grad", "master_weights", "tensors"});
   OptimizerSpec spec;
   spec.algorithm = read_choice(map.required("algorithm"), optimizer_algorithms());
   spec.fused = has_fused_implementation(spec.algorithm);  // the default: fused where it exists
@@ -83,6 +83,7 @@ OptimizerSpec read_optimizer(const Field& field) {
   }
   if (auto clip = map.optional("clip_grad_norm")) spec.clip_grad_norm = read_choice(*clip, {"true", "false"}) == "true";
   if (auto zero = map.optional("zero_grad")) spec.zero_grad_memset = read_choice(*zero, {"memset", "none"}) == "memset";
+  if (auto tensors = map.optional("tensors")) spec.tensors = static_cast<int>(read_integer(*tensors, 1, 1000000));
   if (auto master = map.optional("master_weights")) {
     const std::string word = read_choice(*master, {"false", "true", "in_update"});
     spec.master_weights = word == "true" ? MasterWeights::copies

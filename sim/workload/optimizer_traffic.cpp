@@ -58,4 +58,13 @@ double master_update_bytes_per_weight_byte(const OptimizerSpec& spec) {
 
 double optimizer_flops_per_weight(const OptimizerSpec& spec) { return passes_of(spec.algorithm).flops_per_weight; }
 
+double optimizer_launches(const OptimizerSpec& spec) {
+  if (spec.fused || spec.tensors <= 0) return 1;
+  if (spec.algorithm == "bert_adam") return 17.0 * spec.tensors;  // clips each tensor itself
+  double per_tensor = spec.algorithm == "adam" ? 8 : 3;
+  if (spec.clip_grad_norm) per_tensor += 2;
+  if (spec.zero_grad_memset) per_tensor += 1;
+  return per_tensor * spec.tensors;
+}
+
 }  // namespace scalecast

@@ -35,8 +35,7 @@
 //       update += weight_decay * p: * 2, += 3 (the few no-decay tensors counted alike)     = 5
 //       update_with_lr = lr * update 2; p.add_(-update_with_lr): - 2, add_ 3              = 7
 //                                                                                          = 32
-//     Its launches (about 14 kernels per tensor, 5,500 a step for BERT-large's 391 tensors) are
-//     not counted: the update is priced as one memory-bound task.
+//     Its launches are counted when the workload gives its tensors (optimizer_launches below).
 // Weight decay in torch.optim's SGD/Adam (one more read-add pass) is not counted.
 //
 // Gradient accumulation: micro-batches after the first add their gradients into the ones held
@@ -65,6 +64,7 @@ struct OptimizerSpec {
   bool clip_grad_norm = false;
   bool zero_grad_memset = false;           // zero_grad: memset | none
   MasterWeights master_weights = MasterWeights::none;
+  int tensors = 0;  // parameter tensors the update walks (workload field); 0: not given
   bool keeps_master_weights() const { return master_weights != MasterWeights::none; }
 };
 
@@ -100,6 +100,22 @@ double master_update_bytes_per_weight_byte(const OptimizerSpec& spec);
 // adds like into like (3 x the gradient); Megatron-LM adds the working-precision gradient into
 // fp32 main gradients.
 inline double gradient_add_bytes(double new_bytes, double held_bytes) { return new_bytes + 2 * held_bytes; }
+
+// Kernels an unfused update launches per step: its per-tensor loop runs whole-tensor element-wise
+// ops, each a kernel that pays the cost model's per-kernel overhead however small its tensor.
+// Per tensor (PyTorch 1.x eager):
+//   SGD with momentum: buf.mul_, .add_, p.add_                                              3
+//   Adam: exp_avg.mul_, .add_, exp_avg_sq.mul_, .addcmul_, sqrt, / bias correction, + eps,
+//     p.addcdiv_                                                                             8
+//   clip_grad_norm_ over all tensors: each tensor's norm and its rescale (mul_)             +2
+//   zero_grad memset: each gradient's zero_                                                 +1
+//   BertAdam (optimization.py at a9e2c1d5, 21.11's PyTorch 1.11): clip_grad_norm_(p) per
+//     tensor (norm, stack, norm, + 1e-6, max_norm / ., clamp, mul_: 7); next_m.mul_, .add_,
+//     next_v.mul_, .addcmul_, sqrt, + e, / (7); lr * update, negation, p.add_ (3); weight
+//     decay on the decayed tensors (2 more) is not counted                                  17
+// A fused update (multi-tensor kernels), or one whose workload does not give `tensors`,
+// counts as one launch.
+double optimizer_launches(const OptimizerSpec& spec);
 
 // Element-wise FLOPs of the update per weight: about a dozen for Adam (two moments, a square
 // root and a division), three for SGD with momentum; the memory traffic dominates either way.

@@ -16,7 +16,8 @@ StepEstimate single_gpu_step(const ModelGraph& model, int batch, const GpuSpec& 
   }
   const double weights = parameter_bytes(model);
   estimate.optimizer_s = operator_time_s(kOptimizerKind, optimizer_flops_per_weight(model.optimizer) * weights / 4,
-                                         update_bytes_per_parameter_byte(model) * weights, gpu, cost);
+                                         update_bytes_per_parameter_byte(model) * weights, gpu, cost) +
+                         (optimizer_launches(model.optimizer) - 1) * cost.for_kind(kOptimizerKind).launch_overhead_s;
   const double gradients = gradient_bytes_per_parameter_byte(model) * weights;
   estimate.accumulation_s =
       operator_time_s(kElementwiseKind, gradients / 4, gradient_add_bytes(gradients, gradients), gpu, cost);

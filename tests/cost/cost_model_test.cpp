@@ -68,6 +68,19 @@ TEST(CostModel, SustainedComputeSlowsComputeBoundWorkOnly) {
   EXPECT_NEAR(compute_time_parts(task, capped, model).compute_s, 0.05 / 0.8, 1e-12);
 }
 
+// A task that runs as several kernels (an unfused optimizer's loop) pays the per-kernel
+// overhead for each, on both pricing paths.
+TEST(CostModel, EachLaunchPaysTheKernelOverhead) {
+  const ComputeCostModel model = compute_cost_model_for(parse_cost_model_yaml(kTable, "cm.yaml"), test_gpu(), "fp32");
+  Task task;
+  task.duration_s = -1;
+  task.op_kind = "conv";
+  task.flops = 1e12;
+  task.launches = 10;
+  EXPECT_NEAR(compute_duration_s(task, test_gpu(), model), 0.05 + 10 * 5e-6, 1e-12);
+  EXPECT_NEAR(compute_time_parts(task, test_gpu(), model).fixed_s, 10 * 5e-6, 1e-15);
+}
+
 TEST(CostModel, GpuWithoutFamilyRunsUncalibratedOrIsAnInputError) {
   // A table without `uncalibrated` cannot price a GPU no family matches: an input error naming
   // the table and the GPU.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -75,6 +76,7 @@ ExecutionGraph two_stage_graph() {
   cost_model.flops = 3.5e12;
   cost_model.memory_bytes = 1.25e9;
   cost_model.op_kind = "matmul";
+  cost_model.launches = 12;  // runs as 12 kernels (Task::launches)
   stage0.tasks.push_back(cost_model);
   Task send = message(TaskKind::send, 1, 4194304, 7);
   send.deps = {{0, 1}};
@@ -420,6 +422,15 @@ TEST(TraceValidation, SequencePartsFitTheirDuration) {
   graph = two_stage_graph();
   graph.programs[1].tasks[1].compute_bound_s = 0.0015;  // exactly the duration
   EXPECT_NO_THROW(validate(graph, "in-memory"));
+}
+
+// A task's kernel count is at least one kernel and a physical number of them.
+TEST(TraceValidation, LaunchesAreAKernelCount) {
+  for (double bad : {0.0, -3.0, 1e12, std::nan("")}) {
+    ExecutionGraph graph = two_stage_graph();
+    graph.programs[0].tasks[1].launches = bad;
+    expect_invalid(graph, "programs[0].tasks[1].launches", "expected a kernel count from 1");
+  }
 }
 
 // Values in their physical ranges (sim/core/physical_limits.h): a duration of 1e308 s aborted

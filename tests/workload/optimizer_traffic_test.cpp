@@ -88,6 +88,32 @@ TEST(OptimizerTraffic, WorkloadFieldIsReadAndChecked) {
             "optimizer");
 }
 
+// An unfused update is a per-tensor loop: each of its kernels pays the per-kernel overhead.
+TEST(OptimizerTraffic, UnfusedLoopsLaunchKernelsPerTensor) {
+  OptimizerSpec spec;
+  spec.tensors = 391;
+  EXPECT_EQ(optimizer_launches(spec), 1);  // fused SGD: multi-tensor kernels
+  spec.fused = false;
+  EXPECT_EQ(optimizer_launches(spec), 3 * 391);
+  spec.algorithm = "adam";
+  spec.clip_grad_norm = true;
+  spec.zero_grad_memset = true;
+  EXPECT_EQ(optimizer_launches(spec), (8 + 2 + 1) * 391);
+  spec.algorithm = "bert_adam";
+  EXPECT_EQ(optimizer_launches(spec), 17 * 391);  // clips each tensor itself
+  spec.tensors = 0;  // not given: one launch, as before
+  EXPECT_EQ(optimizer_launches(spec), 1);
+
+  const std::string counted = replace(kWorkload, "zero_grad: memset}", "zero_grad: memset, tensors: 100}");
+  EXPECT_EQ(parse(counted).optimizer.tensors, 100);
+  EXPECT_EQ(error_field(replace(kWorkload, "zero_grad: memset}", "zero_grad: memset, tensors: 0}")), "optimizer.tensors");
+  const GpuSpec gpu = load_platform("dgx1-v100").node.gpu;
+  const ComputeCostModel cost = compute_cost_model_for(load_cost_model_table(), gpu, "fp32");
+  const double launch_s = 5e-6;  // the cost model's per-kernel overhead
+  EXPECT_NEAR(single_gpu_step(parse(counted), 8, gpu, cost).optimizer_s - single_gpu_step(parse(kWorkload), 8, gpu, cost).optimizer_s,
+              (11 * 100 - 1) * launch_s, 1e-12);
+}
+
 // The update is memory-bound: its time follows the bytes it moves, and accumulating micro-batches
 // pays it once per step.
 TEST(OptimizerTraffic, SingleGpuStepPricesTheUpdateAndAccumulation) {

@@ -482,7 +482,11 @@ CALIBRATION_TRANSFORMERS["bert_large_squad_fp32"] = {
     **CALIBRATION_TRANSFORMERS["bert_large_squad"],
     "description": "BERT-large fine-tuned on SQuAD v1.1 as NVIDIA DeepLearningExamples runs it without --fp16 (fp32, "
                    "or TF32): 24 layers, hidden 1024, 16 heads, 384-token sequences, start/end head, BertAdam",
-    "optimizer": {"algorithm": "bert_adam"},
+    # BertAdam walks BertForQuestionAnswering's named parameters less the pooler's, which
+    # run_squad.py drops ("hack to remove pooler"): embeddings 3 + their LayerNorm 2, 16 per layer
+    # (query, key, value, attention output, intermediate, output: weight and bias each; two
+    # LayerNorms) x 24, qa_outputs 2 = 391 tensors.
+    "optimizer": {"algorithm": "bert_adam", "tensors": 391},
 }
 
 # BERT-base pretraining phase 1 as Oneflow-Inc/DLPerf ran it on 1-4 DGX-1s (DLPerf
