@@ -199,25 +199,24 @@ double gradient_element_bytes(const ModelGraph& model) { return 4 * gradient_byt
 // (assign_ddp_buckets with equal limits). The same for every batch of a step: built once per GPU.
 struct ReadyOrder {
   std::vector<GradientDone> done;
-  bool apex = false;
-  std::vector<bool> closes_bucket;  // under apex, per entry of `done`
+  std::vector<bool> closes_bucket;  // under apex, per entry of `done`; empty under PyTorch's DDP
 };
 
 ReadyOrder ready_order(const ModelGraph& model, const WorkerPlan& plan, int slot, const DdpWrapper& ddp) {
   ReadyOrder ready;
   std::vector<int> contributions = weight_gradient_contributions(model, plan);
   const std::vector<int>& order = plan.placement.task_order[slot];
-  std::vector<double> bytes;
   for (size_t k = 0; k < order.size(); ++k) {
     const StepTask& step_task = plan.step.tasks[order[k]];
     if (step_task.pass != Pass::backward_weight) continue;
     const int owner = group_of(model, step_task.op);
     if (--contributions[owner] > 0) continue;
-    bytes.push_back(gradient_bytes_per_parameter_byte(model) * gradient_bytes(model.operators[owner], model.batch_per_gpu));
-    ready.done.push_back({k, owner, bytes.back()});
+    ready.done.push_back({k, owner, gradient_bytes_per_parameter_byte(model) *
+                                        gradient_bytes(model.operators[owner], model.batch_per_gpu)});
   }
   if (ddp.kind != DdpWrapper::Kind::apex) return ready;
-  ready.apex = true;
+  std::vector<double> bytes;
+  for (const GradientDone& g : ready.done) bytes.push_back(g.bytes);
   ready.closes_bucket.assign(bytes.size(), false);
   const double message_bytes = ddp.apex_message_elements * gradient_element_bytes(model);
   for (const std::vector<int>& bucket : assign_ddp_buckets(bytes, message_bytes, message_bytes))
@@ -234,7 +233,7 @@ ReadyOrder ready_order(const ModelGraph& model, const WorkerPlan& plan, int slot
 std::vector<ReadyGradient> append_batch(const ModelGraph& model, const WorkerPlan& plan, int slot, const BatchRole& role,
                                         const ReadyOrder& order, std::vector<Task>& tasks, TaskSlots* slots) {
   const std::vector<GradientDone>& done = order.done;
-  const bool apex = role.to_bucket && order.apex;
+  const bool apex = role.to_bucket && !order.closes_bucket.empty();
   std::vector<ReadyGradient> ready;
   double open_bucket_bytes = 0;
   size_t next = 0;  // the next gradient to complete
@@ -393,17 +392,8 @@ void add_transfers(const WorkerPlan& plan, const std::vector<Transfer>& ordered,
 // The optimizer reads and writes weights, gradients and optimizer state: memory-bound
 // (optimizer_traffic.h). It runs once every bucket is reduced (`update_deps`).
 Task optimizer_task(int slot, const ModelGraph& model, double held_weight_bytes, const std::vector<int>& update_deps) {
-  Task update;
-  update.kind = TaskKind::compute;
+  Task update = optimizer_update_task(model, held_weight_bytes);
   update.name = "optimizer.step.gpu" + std::to_string(slot);
-  update.op_kind = kOptimizerKind;
-  update.duration_s = -1;
-  update.flops = optimizer_flops_per_weight(model.optimizer) * held_weight_bytes / 4;
-  update.memory_bytes = update_bytes_per_parameter_byte(model) * held_weight_bytes;
-  // An unfused update is a per-tensor loop: its kernels pay the per-kernel overhead each. A GPU
-  // holding part of the weights (a hybrid worker) walks its share of the tensors.
-  update.launches = std::max(1.0, optimizer_launches(model.optimizer) * held_weight_bytes /
-                                      std::max(1.0, parameter_bytes(model)));
   update.stream = kComputeStream;
   update.step = 0;
   for (int d : update_deps) update.deps.push_back({0, d});

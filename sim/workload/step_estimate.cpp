@@ -15,13 +15,23 @@ StepEstimate single_gpu_step(const ModelGraph& model, int batch, const GpuSpec& 
     (task.pass == Pass::forward ? estimate.forward_s : estimate.backward_s) += time_s;
   }
   const double weights = parameter_bytes(model);
-  estimate.optimizer_s = operator_time_s(kOptimizerKind, optimizer_flops_per_weight(model.optimizer) * weights / 4,
-                                         update_bytes_per_parameter_byte(model) * weights, gpu, cost) +
-                         (optimizer_launches(model.optimizer) - 1) * cost.for_kind(kOptimizerKind).launch_overhead_s;
+  estimate.optimizer_s = compute_duration_s(optimizer_update_task(model, weights), gpu, cost);
   const double gradients = gradient_bytes_per_parameter_byte(model) * weights;
   estimate.accumulation_s =
       operator_time_s(kElementwiseKind, gradients / 4, gradient_add_bytes(gradients, gradients), gpu, cost);
   return estimate;
+}
+
+Task optimizer_update_task(const ModelGraph& model, double weight_bytes) {
+  Task update;
+  update.kind = TaskKind::compute;
+  update.op_kind = kOptimizerKind;
+  update.duration_s = -1;
+  update.flops = optimizer_flops_per_weight(model.optimizer) * weight_bytes / 4;
+  update.memory_bytes = update_bytes_per_parameter_byte(model) * weight_bytes;
+  update.launches =
+      std::max(1.0, optimizer_launches(model.optimizer) * weight_bytes / std::max(1.0, parameter_bytes(model)));
+  return update;
 }
 
 double critical_path_s(const ModelGraph& model, int batch, const GpuSpec& gpu, const ComputeCostModel& cost) {

@@ -25,6 +25,12 @@ struct StepEstimate {
 
 StepEstimate single_gpu_step(const ModelGraph& model, int batch, const GpuSpec& gpu, const ComputeCostModel& cost);
 
+// The weight update of `weight_bytes` of the model's weights (all of them on one GPU, a share on
+// a hybrid worker's GPU) as one compute task the cost model prices (kind optimizer): the bytes
+// and FLOPs its algorithm moves (optimizer_traffic.h) and, for an unfused per-tensor loop, its
+// share of the loop's kernel launches. Name, stream and dependencies are the caller's.
+Task optimizer_update_task(const ModelGraph& model, double weight_bytes);
+
 // The longest chain of the step's tasks (forward and backward, no optimizer) with every task
 // on its own GPU and transfers free: a lower bound on any placement's step time, so
 // single_gpu_step().forward_s + backward_s over this bounds what model parallelism can gain.
