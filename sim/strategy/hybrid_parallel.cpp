@@ -424,6 +424,10 @@ void add_gradient_exchange(const HybridOptions& options, const ModelGraph& model
 int accumulated_batches(long long global_batch, int batch, int gpus) {
   const long long per_step = static_cast<long long>(batch) * gpus;
   const std::string shares = " on each of " + std::to_string(gpus) + " GPUs";
+  if (global_batch < gpus)
+    throw RequestError("global_batch", std::to_string(global_batch) + " samples cannot give each of " +
+                                           std::to_string(gpus) + " GPUs a sample: expected at least " +
+                                           std::to_string(gpus));
   if (global_batch < per_step)
     throw RequestError("global_batch", std::to_string(global_batch) + " samples are fewer than a batch of " +
                                            std::to_string(batch) + shares + "; a per-GPU batch of at most " +

@@ -113,6 +113,10 @@ TEST(Simulate, DpGlobalBatchAccumulatesBatches) {
     EXPECT_EQ(result.exit_code, 2) << bad;
     EXPECT_NE(result.err.find("--global-batch"), std::string::npos) << result.err;
   }
+  // Fewer samples than GPUs: no per-GPU batch fits, and the error says how many are needed.
+  auto too_few = run_scalecast("simulate " + gnmt + " --gpus 8 --global-batch 7");
+  EXPECT_EQ(too_few.exit_code, 2);
+  EXPECT_NE(too_few.err.find("expected at least 8"), std::string::npos) << too_few.err;
 }
 
 TEST(Simulate, ExposedCommunicationGrowsWithScale) {
