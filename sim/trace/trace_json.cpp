@@ -46,6 +46,8 @@ constexpr const char* kManifestName = "manifest.json";
 // not be reported for fields this reader does not know.
 void check_format(JsonFields& fields, const std::string& format_name) {
   std::string format;
+  if (!fields.find("format") && fields.find("traceEvents"))
+    throw InputError(fields.source(), "", kineto_import_hint(fields.source()));
   if (!fields.find("format"))
     throw InputError(fields.source(), "format",
                      "is missing; a scalecast trace file starts with \"format\": \"" + format_name + "\"");
@@ -597,6 +599,11 @@ ExecutionGraph from_json(const nlohmann::json& document, const std::string& sour
   return graph;
 }
 
+std::string kineto_import_hint(const std::string& path) {
+  return "this is a PyTorch profiler (Kineto) trace: run `scalecast import kineto " + path +
+         " -o trace.json` first, then inspect or simulate trace.json";
+}
+
 ExecutionGraph read_trace(const std::string& path) {
   std::error_code error;
   if (fs::is_directory(path, error)) {
@@ -605,7 +612,11 @@ ExecutionGraph read_trace(const std::string& path) {
       throw InputError(path, "", "is a directory without manifest.json; a trace directory needs one");
     return read_directory(path, parse_json_text(read_text_file(manifest_path), manifest_path), manifest_path);
   }
-  const json document = parse_json_text(read_text_file(path), path);
+  const std::string text = read_text_file(path);
+  const bool gzip = text.size() >= 2 && text[0] == '\x1f' && text[1] == '\x8b';
+  if (gzip)
+    throw InputError(path, "", "is gzip-compressed, not a scalecast trace (plain JSON); if " + kineto_import_hint(path));
+  const json document = parse_json_text(text, path);
   if (is_manifest(document)) return read_directory(fs::path(path).parent_path(), document, path);
   return from_json(document, path);
 }

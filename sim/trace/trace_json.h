@@ -20,9 +20,13 @@ namespace scalecast {
 constexpr const char* kTraceFormatName = "scalecast-trace";
 constexpr const char* kRankFileFormatName = "scalecast-trace-rank";
 
+// What to tell a user who passed a PyTorch profiler (Kineto) trace, plain or gzip-compressed,
+// where a scalecast trace is read: import it first.
+std::string kineto_import_hint(const std::string& path);
+
 // Reads a trace: a `.json` file, a trace directory, or the `manifest.json` inside one.
 // Throws InputError naming the file and the field (or, for broken JSON, the line and byte
-// offset) for syntax errors, schema errors (missing or unknown fields, wrong types), an
+// offset) for a Kineto trace or a gzip file (kineto_import_hint), syntax errors, schema errors (missing or unknown fields, wrong types), an
 // unsupported format version, and everything validate() rejects.
 ExecutionGraph read_trace(const std::string& path);
 

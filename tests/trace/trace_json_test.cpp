@@ -330,7 +330,12 @@ TEST_F(TraceFiles, BadFormatAndVersion) {
   std::string file = write_text("a.json", R"({"format":"scalecast-trace","version":3,"programs":[],"future":1})");
   expect_input_error([&] { read_trace(file); }, file, "version", "is 3, but this scalecast reads versions 1 to 2");
   file = write_text("b.json", R"({"traceEvents":[]})");
-  expect_input_error([&] { read_trace(file); }, file, "format", "is missing");
+  expect_input_error([&] { read_trace(file); }, file, "", "a PyTorch profiler (Kineto) trace");
+  expect_input_error([&] { read_trace(file); }, file, "", "scalecast import kineto " + file);
+  file = write_text("d.json", R"({"programs":[]})");
+  expect_input_error([&] { read_trace(file); }, file, "format", "is missing; a scalecast trace file starts with");
+  file = write_text("e.json.gz", std::string("\x1f\x8b\x08\x00", 4) + "compressed bytes");
+  expect_input_error([&] { read_trace(file); }, file, "", "is gzip-compressed, not a scalecast trace (plain JSON); if this is a PyTorch profiler");
   file = write_text("c.json", R"({"format":"chrome-trace","version":1})");
   expect_input_error([&] { read_trace(file); }, file, "format", "expected \"scalecast-trace\"");
 }

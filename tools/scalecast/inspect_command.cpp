@@ -37,8 +37,7 @@ enum class InputKind { timeline, trace };
 InputKind detect_input(const std::string& path, nlohmann::json& document, std::optional<Timeline>& timeline) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) return InputKind::trace;
-  const std::string kineto = "this is a PyTorch profiler (Kineto) trace: run `scalecast import kineto " + path +
-                             " -o trace.json` first, then inspect or simulate trace.json";
+  const std::string kineto = kineto_import_hint(path);
   if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) throw InputError(path, "", kineto);
   const std::string text = read_text_file(path);
   timeline = timeline_from_text_fast(text);
