@@ -168,4 +168,23 @@ ValidationSummary summarize_validation(const std::vector<ValidationCase>& cases,
   return summary;
 }
 
+std::vector<std::pair<std::string, ValidationSummary>> summarize_validation_by_kind(
+    const std::vector<ValidationCase>& cases, const std::vector<ValidationResult>& results) {
+  std::vector<std::string> kinds;
+  for (const ValidationCase& c : cases)
+    if (std::find(kinds.begin(), kinds.end(), c.kind) == kinds.end()) kinds.push_back(c.kind);
+  std::vector<std::pair<std::string, ValidationSummary>> out;
+  for (const std::string& kind : kinds) {
+    std::vector<ValidationCase> of_kind;
+    std::vector<ValidationResult> their_results;
+    for (size_t i = 0; i < cases.size(); ++i)
+      if (cases[i].kind == kind) {
+        of_kind.push_back(cases[i]);
+        their_results.push_back(results[i]);
+      }
+    out.emplace_back(kind, summarize_validation(of_kind, their_results));
+  }
+  return out;
+}
+
 }  // namespace scalecast

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace scalecast {
@@ -80,5 +81,10 @@ struct ValidationSummary {
 };
 ValidationSummary summarize_validation(const std::vector<ValidationCase>& cases,
                                        const std::vector<ValidationResult>& results);
+
+// The same summary for each kind of case (collective_busbw, dp_speedup, cross_generation, ...),
+// kinds in the order they first appear in `cases`: where the table is strong and where it is not.
+std::vector<std::pair<std::string, ValidationSummary>> summarize_validation_by_kind(
+    const std::vector<ValidationCase>& cases, const std::vector<ValidationResult>& results);
 
 }  // namespace scalecast

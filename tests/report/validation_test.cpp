@@ -180,6 +180,23 @@ TEST(ValidationSummary, MeanAndMaxOfAbsoluteErrors) {
   EXPECT_EQ(s.worst_case, "b");
 }
 
+TEST(ValidationSummary, ByKindInTheOrderKindsFirstAppear) {
+  auto cases = parse_validation_cases(kTwoCases, "cases.yaml");
+  cases.push_back(cases[0]);
+  cases.back().name = "c";
+  const std::vector<ValidationResult> results = {judge(cases[0], 190), judge(cases[1], 0.13), judge(cases[2], 230)};
+  const auto by_kind = summarize_validation_by_kind(cases, results);
+  ASSERT_EQ(by_kind.size(), 2u);
+  EXPECT_EQ(by_kind[0].first, "collective_busbw");
+  EXPECT_EQ(by_kind[0].second.cases, 2);
+  EXPECT_EQ(by_kind[0].second.within_tolerance, 1);  // 190 of 200 is within 5%, 230 is not
+  EXPECT_NEAR(by_kind[0].second.mean_abs_error, (0.05 + 0.15) / 2, 1e-12);
+  EXPECT_EQ(by_kind[0].second.worst_case, "c");
+  EXPECT_EQ(by_kind[1].first, "trace_replay");
+  EXPECT_EQ(by_kind[1].second.cases, 1);
+  EXPECT_NEAR(by_kind[1].second.max_abs_error, 0.3, 1e-12);
+}
+
 TEST(ValidationCases, TheProjectsOwnTableLoads) {
   const auto cases = load_validation_cases();
   EXPECT_GE(cases.size(), 10u);

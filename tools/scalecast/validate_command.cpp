@@ -1,6 +1,7 @@
 // scalecast validate: the fidelity table. Runs every validation case the project holds
 // (sim/report/validation.h; tests/validation/cases.yaml), each in a process of its own, and
-// prints case, measured, simulated, error and source, then the mean and max absolute error.
+// prints case, measured, simulated, error and source, then the mean and max absolute error, in
+// all and for each kind of case.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -76,6 +77,13 @@ nlohmann::ordered_json report_json(const std::vector<ValidationCase>& cases, con
   out["max_abs_error"] = summary.max_abs_error;
   out["worst_case"] = summary.worst_case;
   out["within_tolerance"] = summary.within_tolerance;
+  out["by_kind"] = nlohmann::ordered_json::object();
+  for (const auto& [kind, s] : summarize_validation_by_kind(cases, results))
+    out["by_kind"][kind] = {{"cases", s.cases},
+                            {"within_tolerance", s.within_tolerance},
+                            {"mean_abs_error", s.mean_abs_error},
+                            {"max_abs_error", s.max_abs_error},
+                            {"worst_case", s.worst_case}};
   return out;
 }
 
@@ -90,6 +98,9 @@ void print_report(const std::vector<ValidationCase>& cases, const std::vector<Va
   std::printf("\n%d cases, %d within their tolerance; mean |error| %.1f%%, max |error| %.1f%% (%s)\n", summary.cases,
               summary.within_tolerance, summary.mean_abs_error * 100, summary.max_abs_error * 100,
               summary.worst_case.c_str());
+  for (const auto& [kind, s] : summarize_validation_by_kind(cases, results))
+    std::printf("  %-22s %4d cases, %4d within; mean |error| %5.1f%%, max %5.1f%%\n", kind.c_str(), s.cases,
+                s.within_tolerance, s.mean_abs_error * 100, s.max_abs_error * 100);
   for (size_t i = 0; i < cases.size(); ++i)
     if (!results[i].within_tolerance && !cases[i].known_gap.empty())
       std::printf("gap %s: %s\n", cases[i].name.c_str(), cases[i].known_gap.c_str());
