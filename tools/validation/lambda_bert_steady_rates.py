@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Steady iteration rates of Lambda's BERT-large SQuAD runs, from their published logs.
+"""Steady iteration rates of Lambda's BERT SQuAD runs (large and base), from their published logs.
 
-The fidelity table's Lambda BERT-large rows (tests/validation/cases.yaml, "lambda ... bert-large
-squad" and "what-if bert-large squad ...") divide these rates rather than the harness's CSV:
+The fidelity table's Lambda BERT rows (tests/validation/cases.yaml, "lambda ... bert-large squad",
+"lambda ... bert-base squad" and "what-if bert-... squad ...") divide these rates rather than the
+harness's CSV:
 run_squad.py's own sequences/s divide a 100-step run by the whole loop's time, first steps
 included, and those cost more with more processes. A run's steady rate is the median of the
 progress bar's rate (rank 0's tqdm, iterations per second) over iterations 40-89 of the first
@@ -10,7 +11,7 @@ epoch, or its middle third when the epoch is shorter than 100 iterations.
 
 Usage: lambda_bert_steady_rates.py GIT_DIR
   GIT_DIR: a clone (or bare mirror) of github.com/lambdal/deeplearning-benchmark; the table
-  used commit aa5addb. Prints, for every run directory with a BERT-large SQuAD log, its batch,
+  used commit aa5addb. Prints, for every run directory with a BERT SQuAD log, its batch,
   steady iterations/s and sequences/s.
 """
 import re
@@ -44,7 +45,7 @@ def main():
         sys.exit(__doc__)
     git_dir = sys.argv[1]
     for path in git(git_dir, "ls-tree", "-r", "--name-only", "HEAD", "pytorch").split("\n"):
-        if not re.search(r"/PyTorch_bert_large_squad_FP(16|32)/[^/]+\.txt$", path):
+        if not re.search(r"/PyTorch_bert_(large|base)_squad_FP(16|32)/[^/]+\.txt$", path):
             continue
         run = path.rsplit("/", 1)[0]
         try:

@@ -489,6 +489,26 @@ CALIBRATION_TRANSFORMERS["bert_large_squad_fp32"] = {
     "optimizer": {"algorithm": "bert_adam", "tensors": 391},
 }
 
+# BERT-base fine-tuned on SQuAD v1.1 by the same run_squad.py (Lambda's harness runs it with
+# bert_base_uncased and its bert_config.json: 12 layers, hidden 768, 12 heads, FFN 3072): the
+# large model's settings at BERT-base's size. Without --fp16 its BertAdam walks 199 tensors:
+# embeddings 3 + their LayerNorm 2, 16 per layer x 12, qa_outputs 2 (the pooler dropped).
+CALIBRATION_TRANSFORMERS["bert_base_squad"] = {
+    **CALIBRATION_TRANSFORMERS["bert_large_squad"],
+    "arch": {**CALIBRATION_TRANSFORMERS["bert_large_squad"]["arch"], "layers": 12, "hidden": 768, "heads": 12,
+             "ffn_hidden": 3072,
+             "source": "DeepLearningExamples PyTorch/LanguageModeling/BERT run_squad.py with BERT-base's bert_config.json "
+                       "(lambdal/deeplearning-benchmark pytorch/scripts/config_v1: PyTorch_bert_base_squad_*)"},
+    "description": "BERT-base fine-tuned on SQuAD v1.1 as NVIDIA DeepLearningExamples' run_squad.py runs it: 12 layers, "
+                   "hidden 768, 12 heads, 384-token sequences, start/end head, Adam",
+}
+CALIBRATION_TRANSFORMERS["bert_base_squad_fp32"] = {
+    **CALIBRATION_TRANSFORMERS["bert_base_squad"],
+    "description": "BERT-base fine-tuned on SQuAD v1.1 as run_squad.py runs it without --fp16 (fp32, or TF32): 12 layers, "
+                   "hidden 768, 12 heads, 384-token sequences, start/end head, BertAdam",
+    "optimizer": {"algorithm": "bert_adam", "tensors": 199},
+}
+
 # BERT-base pretraining phase 1 as Oneflow-Inc/DLPerf ran it on 1-4 DGX-1s (DLPerf
 # NVIDIADeepLearningExamples/PyTorch/BERT at c89430b: scripts/single_node_train.sh): the same
 # DeepLearningExamples run_pretraining.py (at 5cc03caa) with a BERT-base configuration (12 layers,
