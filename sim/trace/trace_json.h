@@ -26,8 +26,9 @@ std::string kineto_import_hint(const std::string& path);
 
 // Reads a trace: a `.json` file, a trace directory, or the `manifest.json` inside one.
 // Throws InputError naming the file and the field (or, for broken JSON, the line and byte
-// offset) for a Kineto trace or a gzip file (kineto_import_hint), syntax errors, schema errors (missing or unknown fields, wrong types), an
-// unsupported format version, and everything validate() rejects.
+// offset) for a Kineto trace or a gzip file (kineto_import_hint), syntax errors, schema errors
+// (missing or unknown fields, wrong types), an unsupported format version, and everything
+// validate() rejects.
 ExecutionGraph read_trace(const std::string& path);
 
 // Writes `graph` to `path`: one file when the path ends in ".json", a trace directory otherwise.
