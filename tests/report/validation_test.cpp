@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "sim/core/input_error.h"
 
 namespace scalecast {
@@ -195,6 +198,15 @@ TEST(ValidationSummary, ByKindInTheOrderKindsFirstAppear) {
   EXPECT_EQ(by_kind[1].first, "trace_replay");
   EXPECT_EQ(by_kind[1].second.cases, 1);
   EXPECT_NEAR(by_kind[1].second.max_abs_error, 0.3, 1e-12);
+}
+
+// The parser that derives Lambda's BERT rows from the harness's logs reads its made-up progress
+// bars as it should (epochs long, mid-length and short; seconds per iteration).
+TEST(ValidationTools, LambdaSteadyRateParserPassesItsSelfTest) {
+  if (std::system("python3 --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  const std::string command = "python3 " + std::string(SCALECAST_SOURCE_DIR) +
+                              "/tools/validation/lambda_bert_steady_rates.py --self-test > /dev/null";
+  EXPECT_EQ(std::system(command.c_str()), 0);
 }
 
 TEST(ValidationCases, TheProjectsOwnTableLoads) {
