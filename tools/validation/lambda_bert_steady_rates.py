@@ -62,9 +62,9 @@ def steady_rate(log_text):
 
 def self_test():
     """The parser on made-up progress bars: exit 0 when it reads what they hold."""
-    def bar(total, rates, start=0):
+    def bar(total, rates):
         return "\r".join(f"Iteration: {i * 100 // total}%|##| {i}/{total} [00:10<00:20, {r}it/s]"
-                         for i, r in enumerate(rates, start))
+                         for i, r in enumerate(rates))
     # A long epoch: iterations 40-89 at 2.0 it/s, the first 40 slower, the rest faster.
     long_epoch = bar(792, ["1.0"] * 40 + ["2.0"] * 50 + ["9.0"] * 10)
     # A 30-iteration epoch, then the next: the second (warm) epoch's bar counts, from iteration 3.
@@ -87,7 +87,13 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     git_dir = sys.argv[1]
-    for path in git(git_dir, "ls-tree", "-r", "--name-only", "HEAD", "pytorch").split("\n"):
+    try:
+        paths = git(git_dir, "ls-tree", "-r", "--name-only", "HEAD", "pytorch").split("\n")
+    except subprocess.CalledProcessError as error:
+        print(f"lambda_bert_steady_rates.py: {git_dir}: not a git directory of lambdal/deeplearning-benchmark "
+              f"({error.stderr.strip()})", file=sys.stderr)
+        sys.exit(2)
+    for path in paths:
         if not re.search(r"/PyTorch_bert_(large|base)_squad_FP(16|32)/[^/]+\.txt$", path):
             continue
         run = path.rsplit("/", 1)[0]
