@@ -150,12 +150,15 @@ std::string stale_gap_bookkeeping(const ValidationCase& c, const ValidationResul
          " allows (at most " + limits::format_number(loosest) + "): tighten it";
 }
 
-ValidationSummary summarize_validation(const std::vector<ValidationCase>& cases,
-                                       const std::vector<ValidationResult>& results) {
+namespace {
+
+// The summary over the cases at `indices` (into `cases` and `results`).
+ValidationSummary summarize_indices(const std::vector<ValidationCase>& cases, const std::vector<ValidationResult>& results,
+                                    const std::vector<size_t>& indices) {
   ValidationSummary summary;
-  summary.cases = static_cast<int>(results.size());
+  summary.cases = static_cast<int>(indices.size());
   double sum = 0;
-  for (size_t i = 0; i < results.size(); ++i) {
+  for (size_t i : indices) {
     const double e = std::abs(results[i].error);
     sum += e;
     if (results[i].within_tolerance) ++summary.within_tolerance;
@@ -164,26 +167,29 @@ ValidationSummary summarize_validation(const std::vector<ValidationCase>& cases,
       summary.worst_case = cases[i].name;
     }
   }
-  summary.mean_abs_error = results.empty() ? 0 : sum / results.size();
+  summary.mean_abs_error = indices.empty() ? 0 : sum / indices.size();
   return summary;
+}
+
+}  // namespace
+
+ValidationSummary summarize_validation(const std::vector<ValidationCase>& cases,
+                                       const std::vector<ValidationResult>& results) {
+  std::vector<size_t> all(results.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  return summarize_indices(cases, results, all);
 }
 
 std::vector<std::pair<std::string, ValidationSummary>> summarize_validation_by_kind(
     const std::vector<ValidationCase>& cases, const std::vector<ValidationResult>& results) {
-  std::vector<std::string> kinds;
-  for (const ValidationCase& c : cases)
-    if (std::find(kinds.begin(), kinds.end(), c.kind) == kinds.end()) kinds.push_back(c.kind);
-  std::vector<std::pair<std::string, ValidationSummary>> out;
-  for (const std::string& kind : kinds) {
-    std::vector<ValidationCase> of_kind;
-    std::vector<ValidationResult> their_results;
-    for (size_t i = 0; i < cases.size(); ++i)
-      if (cases[i].kind == kind) {
-        of_kind.push_back(cases[i]);
-        their_results.push_back(results[i]);
-      }
-    out.emplace_back(kind, summarize_validation(of_kind, their_results));
+  std::vector<std::pair<std::string, std::vector<size_t>>> kinds;  // in order of first appearance
+  for (size_t i = 0; i < cases.size(); ++i) {
+    auto kind = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == cases[i].kind; });
+    if (kind == kinds.end()) kind = kinds.insert(kinds.end(), {cases[i].kind, {}});
+    kind->second.push_back(i);
   }
+  std::vector<std::pair<std::string, ValidationSummary>> out;
+  for (const auto& [kind, indices] : kinds) out.emplace_back(kind, summarize_indices(cases, results, indices));
   return out;
 }
 

@@ -604,6 +604,11 @@ std::string kineto_import_hint(const std::string& path) {
          " -o trace.json` first, then inspect or simulate trace.json";
 }
 
+void reject_gzip(const std::string& path, const std::string& text) {
+  if (text.size() >= 2 && text[0] == '\x1f' && text[1] == '\x8b')
+    throw InputError(path, "", "is gzip-compressed, not a scalecast trace (plain JSON); if " + kineto_import_hint(path));
+}
+
 ExecutionGraph read_trace(const std::string& path) {
   std::error_code error;
   if (fs::is_directory(path, error)) {
@@ -613,9 +618,7 @@ ExecutionGraph read_trace(const std::string& path) {
     return read_directory(path, parse_json_text(read_text_file(manifest_path), manifest_path), manifest_path);
   }
   const std::string text = read_text_file(path);
-  const bool gzip = text.size() >= 2 && text[0] == '\x1f' && text[1] == '\x8b';
-  if (gzip)
-    throw InputError(path, "", "is gzip-compressed, not a scalecast trace (plain JSON); if " + kineto_import_hint(path));
+  reject_gzip(path, text);
   const json document = parse_json_text(text, path);
   if (is_manifest(document)) return read_directory(fs::path(path).parent_path(), document, path);
   return from_json(document, path);

@@ -23,6 +23,9 @@ constexpr const char* kRankFileFormatName = "scalecast-trace-rank";
 // What to tell a user who passed a PyTorch profiler (Kineto) trace, plain or gzip-compressed,
 // where a scalecast trace is read: import it first.
 std::string kineto_import_hint(const std::string& path);
+// Throws InputError (with kineto_import_hint) when `text`, read from `path`, is gzip-compressed:
+// scalecast traces and timelines are plain JSON; a .json.gz is most likely a Kineto trace.
+void reject_gzip(const std::string& path, const std::string& text);
 
 // Reads a trace: a `.json` file, a trace directory, or the `manifest.json` inside one.
 // Throws InputError naming the file and the field (or, for broken JSON, the line and byte

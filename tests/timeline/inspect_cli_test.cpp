@@ -118,6 +118,15 @@ TEST_F(Inspect, BadInputExitsTwoNamingTheFile) {
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.err.find(other), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("scalecast-timeline"), std::string::npos) << result.err;
+
+  // A PyTorch profiler trace, plain or compressed (whatever its name): import it first.
+  const std::string kineto = write_text("profile.json", "{\"traceEvents\": []}");
+  const std::string compressed = write_text("profile.bin", std::string("\x1f\x8b\x08\x00", 4) + "deflated");
+  for (const std::string& file : {kineto, compressed}) {
+    result = inspect("'" + file + "'");
+    EXPECT_EQ(result.exit_code, 2) << file;
+    EXPECT_NE(result.err.find("scalecast import kineto " + file), std::string::npos) << result.err;
+  }
 }
 
 TEST_F(Inspect, UnsupportedOptionsAreRejected) {

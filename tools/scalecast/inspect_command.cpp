@@ -37,16 +37,15 @@ enum class InputKind { timeline, trace };
 InputKind detect_input(const std::string& path, nlohmann::json& document, std::optional<Timeline>& timeline) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) return InputKind::trace;
-  const std::string kineto = kineto_import_hint(path);
-  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) throw InputError(path, "", kineto);
   const std::string text = read_text_file(path);
+  reject_gzip(path, text);
   timeline = timeline_from_text_fast(text);
   if (timeline) return InputKind::timeline;
   document = parse_json_text(text, path);
   const std::string expected = std::string("expected a scalecast timeline (\"format\": \"") + kTimelineFormatName +
                                "\") or trace (\"format\": \"" + kTraceFormatName + "\")";
   if (!document.is_object()) throw InputError(path, "", "is not a JSON object; " + expected);
-  if (document.contains("traceEvents")) throw InputError(path, "", kineto);
+  if (document.contains("traceEvents")) throw InputError(path, "", kineto_import_hint(path));
   auto format = document.find("format");
   if (format == document.end() || !format->is_string()) throw InputError(path, "format", "is missing; " + expected);
   const std::string name = format->get<std::string>();
