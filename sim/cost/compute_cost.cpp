@@ -71,8 +71,9 @@ double operator_time_s(const std::string& op_kind, double flops, double memory_b
 
 double compute_duration_s(const Task& task, const GpuSpec& gpu, const ComputeCostModel& model) {
   if (task.duration_s >= 0) return task.duration_s;
-  return operator_time_s(task.op_kind, task.flops, task.memory_bytes, gpu, model) +
-         (task.launches - 1) * model.for_kind(task.op_kind).launch_overhead_s;
+  const double one_kernel_s = operator_time_s(task.op_kind, task.flops, task.memory_bytes, gpu, model);
+  if (task.launches == 1) return one_kernel_s;  // almost every task: no second efficiency lookup
+  return one_kernel_s + (task.launches - 1) * model.for_kind(task.op_kind).launch_overhead_s;
 }
 
 namespace {
