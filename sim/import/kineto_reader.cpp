@@ -256,76 +256,96 @@ class KinetoSax {
     return static_cast<int>(trace_.nccl_args.size()) - 1;
   }
 
+  // Dispatches the event just parsed by its phase and category; events that shape nothing in
+  // the graph (flows, metadata, other instants and categories) are dropped here.
   void finish_event() {
     const RawEvent& e = event_;
     if (!e.cat.present || e.cat.is_number || !e.ph.present) return;
     const std::string& cat = e.cat.text;
     const std::string name = e.name.present && !e.name.is_number ? e.name.text : std::string();
-    if (e.ph.text == "i" && cat == "cpu_instant_event" && name == "[memory]") {
-      const double bytes = optional_number(e.alloc_bytes, "args.Bytes", 0, -limits::kMaxBytes, limits::kMaxBytes);  // < 0: a free
-      if (bytes > 0)
-        trace_.allocations.push_back({thread_id(e.tid, "a memory event"),
-                                      number(e.ts, "ts", "a memory event", -kMaxTimestamp_us, kMaxTimestamp_us), bytes});
-      return;
-    }
-    if (e.ph.text != "X") return;  // flows, metadata, other instants
-    if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
-      const char* what = "a GPU event";
-      KinetoGpuOp op;
-      op.kind = cat == "kernel" ? KinetoGpuOp::Kind::kernel : cat == "gpu_memcpy" ? KinetoGpuOp::Kind::memcpy : KinetoGpuOp::Kind::memset;
-      timing(op.ts_us, op.dur_us, what);
-      const double stream = number(e.stream, "args.stream", what, 0, kMaxIndex);
-      if (stream != std::floor(stream)) throw InputError(trace_.source, field("args.stream"), "expected a stream number >= 0");
-      op.stream = static_cast<int>(stream);
-      op.device = static_cast<int>(optional_number(e.device, "args.device", 0, -1, kMaxIndex));
-      op.correlation = static_cast<int64_t>(number(e.correlation, "args.correlation", what, -kMaxId, kMaxId));
-      op.external_id = optional_id(e.external_id, "args.External id");
-      op.bytes = optional_number(e.bytes, "args.bytes", -1, -1, limits::kMaxBytes, limits::kBytes.text);
-      op.name = intern(name);
-      if (e.collective.present) op.nccl = add_nccl_args();
-      trace_.gpu_ops.push_back(std::move(op));
-    } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
-      const char* what = "a CUDA runtime event";
-      // Only launches, copies, synchronisations, event records and stream waits shape the
-      // graph; queries (cudaStreamIsCapturing, cudaEventQuery, ...) are the bulk of the rest.
-      static const char* const kKept[] = {"Launch", "Memcpy", "Memset", "Synchronize", "WaitEvent", "EventRecord"};
-      if (std::none_of(std::begin(kKept), std::end(kKept), [&](const char* k) { return name.find(k) != std::string::npos; })) return;
-      KinetoRuntimeCall call;
-      timing(call.ts_us, call.dur_us, what);
-      call.tid = thread_id(e.tid, what);
-      call.correlation = optional_id(e.correlation, "args.correlation");
-      call.name = intern(name);
-      trace_.runtime_calls.push_back(call);
-    } else if (cat == "cuda_sync") {
-      KinetoCudaSync sync;
-      sync.kind = intern(name);
-      sync.stream = static_cast<int>(optional_id(e.stream, "args.stream", kMaxIndex));
-      sync.correlation = optional_id(e.correlation, "args.correlation");
-      sync.wait_on_stream = static_cast<int>(optional_id(e.wait_on_stream, "args.wait_on_stream", kMaxIndex));
-      sync.record_correlation = optional_id(e.record_correlation, "args.wait_on_cuda_event_record_corr_id");
-      trace_.cuda_syncs.push_back(sync);
-    } else if (cat == "cpu_op" || cat == "user_annotation") {
-      const char* what = "a CPU operator event";
-      if (cat == "user_annotation" && name.rfind("ProfilerStep#", 0) == 0) {
-        KinetoStep step;
-        timing(step.ts_us, step.dur_us, "a ProfilerStep annotation");
-        step.tid = thread_id(e.tid, "a ProfilerStep annotation");
-        const std::string digits = name.substr(13);
-        if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos)
-          throw InputError(trace_.source, field("name"), "expected ProfilerStep#N with a step number N, got '" + name + "'");
-        step.number = std::stoi(digits);
-        trace_.steps.push_back(step);
-        return;
-      }
-      KinetoCpuOp op;
-      timing(op.ts_us, op.dur_us, what);
-      op.tid = thread_id(e.tid, what);
-      op.external_id = optional_id(e.external_id, "args.External id");
-      op.name = intern(name);
-      if (!e.input_dtype.empty()) op.input_dtype = intern(e.input_dtype);
-      if (e.collective.present && name == "record_param_comms") op.nccl = add_nccl_args();
-      trace_.cpu_ops.push_back(op);
-    }
+    if (e.ph.text == "i" && cat == "cpu_instant_event" && name == "[memory]") return add_allocation();
+    if (e.ph.text != "X") return;
+    if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") add_gpu_op(cat, name);
+    else if (cat == "cuda_runtime" || cat == "cuda_driver") add_runtime_call(name);
+    else if (cat == "cuda_sync") add_cuda_sync(name);
+    else if (cat == "user_annotation" && name.rfind("ProfilerStep#", 0) == 0) add_step(name);
+    else if (cat == "cpu_op" || cat == "user_annotation") add_cpu_op(name);
+  }
+
+  void add_allocation() {
+    const RawEvent& e = event_;
+    const double bytes = optional_number(e.alloc_bytes, "args.Bytes", 0, -limits::kMaxBytes, limits::kMaxBytes);  // < 0: a free
+    if (bytes > 0)
+      trace_.allocations.push_back({thread_id(e.tid, "a memory event"),
+                                    number(e.ts, "ts", "a memory event", -kMaxTimestamp_us, kMaxTimestamp_us), bytes});
+  }
+
+  void add_gpu_op(const std::string& cat, const std::string& name) {
+    const RawEvent& e = event_;
+    const char* what = "a GPU event";
+    KinetoGpuOp op;
+    op.kind = cat == "kernel" ? KinetoGpuOp::Kind::kernel : cat == "gpu_memcpy" ? KinetoGpuOp::Kind::memcpy : KinetoGpuOp::Kind::memset;
+    timing(op.ts_us, op.dur_us, what);
+    const double stream = number(e.stream, "args.stream", what, 0, kMaxIndex);
+    if (stream != std::floor(stream)) throw InputError(trace_.source, field("args.stream"), "expected a stream number >= 0");
+    op.stream = static_cast<int>(stream);
+    op.device = static_cast<int>(optional_number(e.device, "args.device", 0, -1, kMaxIndex));
+    op.correlation = static_cast<int64_t>(number(e.correlation, "args.correlation", what, -kMaxId, kMaxId));
+    op.external_id = optional_id(e.external_id, "args.External id");
+    op.bytes = optional_number(e.bytes, "args.bytes", -1, -1, limits::kMaxBytes, limits::kBytes.text);
+    op.name = intern(name);
+    if (e.collective.present) op.nccl = add_nccl_args();
+    trace_.gpu_ops.push_back(std::move(op));
+  }
+
+  void add_runtime_call(const std::string& name) {
+    const char* what = "a CUDA runtime event";
+    // Only launches, copies, synchronisations, event records and stream waits shape the
+    // graph; queries (cudaStreamIsCapturing, cudaEventQuery, ...) are the bulk of the rest.
+    static const char* const kKept[] = {"Launch", "Memcpy", "Memset", "Synchronize", "WaitEvent", "EventRecord"};
+    if (std::none_of(std::begin(kKept), std::end(kKept), [&](const char* k) { return name.find(k) != std::string::npos; })) return;
+    KinetoRuntimeCall call;
+    timing(call.ts_us, call.dur_us, what);
+    call.tid = thread_id(event_.tid, what);
+    call.correlation = optional_id(event_.correlation, "args.correlation");
+    call.name = intern(name);
+    trace_.runtime_calls.push_back(call);
+  }
+
+  void add_cuda_sync(const std::string& name) {
+    const RawEvent& e = event_;
+    KinetoCudaSync sync;
+    sync.kind = intern(name);
+    sync.stream = static_cast<int>(optional_id(e.stream, "args.stream", kMaxIndex));
+    sync.correlation = optional_id(e.correlation, "args.correlation");
+    sync.wait_on_stream = static_cast<int>(optional_id(e.wait_on_stream, "args.wait_on_stream", kMaxIndex));
+    sync.record_correlation = optional_id(e.record_correlation, "args.wait_on_cuda_event_record_corr_id");
+    trace_.cuda_syncs.push_back(sync);
+  }
+
+  // A "ProfilerStep#N" annotation: the step's span and its number.
+  void add_step(const std::string& name) {
+    KinetoStep step;
+    timing(step.ts_us, step.dur_us, "a ProfilerStep annotation");
+    step.tid = thread_id(event_.tid, "a ProfilerStep annotation");
+    const std::string digits = name.substr(13);
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos)
+      throw InputError(trace_.source, field("name"), "expected ProfilerStep#N with a step number N, got '" + name + "'");
+    step.number = std::stoi(digits);
+    trace_.steps.push_back(step);
+  }
+
+  void add_cpu_op(const std::string& name) {
+    const RawEvent& e = event_;
+    const char* what = "a CPU operator event";
+    KinetoCpuOp op;
+    timing(op.ts_us, op.dur_us, what);
+    op.tid = thread_id(e.tid, what);
+    op.external_id = optional_id(e.external_id, "args.External id");
+    op.name = intern(name);
+    if (!e.input_dtype.empty()) op.input_dtype = intern(e.input_dtype);
+    if (e.collective.present && name == "record_param_comms") op.nccl = add_nccl_args();
+    trace_.cpu_ops.push_back(op);
   }
 
   KinetoTrace& trace_;

@@ -152,13 +152,26 @@ class SvgWriter {
     long ranks = 0;
   };
 
+  // Rank classes keyed by how their row would look, and the looks in first-seen order.
+  struct LookGroups {
+    std::map<std::string, std::vector<int>> classes;
+    std::vector<std::string> order;
+  };
+
+  void scan_events();
   void choose_rows();
+  LookGroups group_classes_by_look() const;
+  void add_grouped_rows(const LookGroups& looks);
+  void add_bucket_rows(const std::vector<int>& class_of_rank, int max_rows, size_t different_rows);
+  void size_rows();
   void draw_header(double& y);
   void draw_legend(double y);
   void draw_lane_row(const Row& row, double top);
   void draw_heat_row(const Row& row, double top);
   void draw_axis(double plot_top, double plot_bottom);
   void draw_critical_path(const std::vector<double>& row_tops);
+  void draw_step_boundaries(double plot_top, double plot_bottom);
+  std::string svg_document(double height) const;
   double x(double t_s) const { return left_ + (t_s - t0_) / (t1_ - t0_) * plot_width_; }
   void rect(double x0, double y0, double w, double h, const char* fill, double opacity = 1) {
     out_ << "<rect x=\"" << number(x0) << "\" y=\"" << number(y0) << "\" width=\"" << number(w) << "\" height=\""
@@ -216,42 +229,56 @@ void SvgWriter::choose_rows() {
     summary_note_ = with_thousands(timeline_.world_size) + " ranks, one row each";
     return;
   }
+  const LookGroups looks = group_classes_by_look();
+  if (static_cast<int>(looks.order.size()) <= max_rows) {
+    mode_ = SvgRowMode::identical_rows_grouped;
+    add_grouped_rows(looks);
+    return;
+  }
+  mode_ = SvgRowMode::rank_buckets;
+  add_bucket_rows(class_of_rank, max_rows, looks.order.size());
+}
 
-  // Ranks whose rows would draw the same pixels: same tasks on the same streams, to a quarter
-  // of a pixel. Classes hold ranks whose events are identical already; this also joins classes
-  // that differ by less than the picture can show.
-  std::map<std::string, std::vector<int>> classes_by_look;
-  std::vector<std::string> look_order;
+// Ranks whose rows would draw the same pixels: same tasks on the same streams, to a quarter
+// of a pixel. Classes hold ranks whose events are identical already; this also joins classes
+// that differ by less than the picture can show.
+SvgWriter::LookGroups SvgWriter::group_classes_by_look() const {
+  LookGroups looks;
   for (size_t c = 0; c < timeline_.classes.size(); ++c) {
     std::string look;
     for (const TimelineEvent& e : timeline_.classes[c].events) {
       look += std::to_string(e.stream) + ':' + std::to_string(static_cast<int>(e.category)) + ':' +
               std::to_string(std::lround(4 * x(e.start_s))) + ':' + std::to_string(std::lround(4 * x(e.end_s))) + ';';
     }
-    auto [it, inserted] = classes_by_look.emplace(look, std::vector<int>{});
-    if (inserted) look_order.push_back(look);
+    auto [it, inserted] = looks.classes.emplace(look, std::vector<int>{});
+    if (inserted) looks.order.push_back(look);
     it->second.push_back(static_cast<int>(c));
   }
-  if (static_cast<int>(classes_by_look.size()) <= max_rows) {
-    mode_ = SvgRowMode::identical_rows_grouped;
-    std::vector<std::pair<int, Row>> rows;  // by first rank
-    for (const std::string& look : look_order) {
-      std::vector<int> ranks;
-      for (int c : classes_by_look[look]) ranks.insert(ranks.end(), timeline_.classes[c].ranks.begin(), timeline_.classes[c].ranks.end());
-      if (ranks.empty()) continue;
-      const int first = *std::min_element(ranks.begin(), ranks.end());
-      const std::string who = ranks.size() == 1 ? "rank " : "ranks ";
-      Row row{cut(who + rank_ranges_text(ranks), 26), classes_by_look[look].front(), {}, static_cast<long>(ranks.size())};
-      rows.emplace_back(first, std::move(row));
-    }
-    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto& [first, row] : rows) rows_.push_back(std::move(row));
-    summary_note_ = with_thousands(timeline_.world_size) + " ranks in " + std::to_string(rows_.size()) + " row" +
-                    (rows_.size() == 1 ? "" : "s") + ": ranks whose rows would look the same share one";
-    return;
-  }
+  return looks;
+}
 
-  mode_ = SvgRowMode::rank_buckets;
+// One row for each look, labelled with its ranks, in the order of each row's first rank.
+void SvgWriter::add_grouped_rows(const LookGroups& looks) {
+  std::vector<std::pair<int, Row>> rows;  // by first rank
+  for (const std::string& look : looks.order) {
+    const std::vector<int>& classes = looks.classes.at(look);
+    std::vector<int> ranks;
+    for (int c : classes) ranks.insert(ranks.end(), timeline_.classes[c].ranks.begin(), timeline_.classes[c].ranks.end());
+    if (ranks.empty()) continue;
+    const int first = *std::min_element(ranks.begin(), ranks.end());
+    const std::string who = ranks.size() == 1 ? "rank " : "ranks ";
+    Row row{cut(who + rank_ranges_text(ranks), 26), classes.front(), {}, static_cast<long>(ranks.size())};
+    rows.emplace_back(first, std::move(row));
+  }
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [first, row] : rows) rows_.push_back(std::move(row));
+  summary_note_ = with_thousands(timeline_.world_size) + " ranks in " + std::to_string(rows_.size()) + " row" +
+                  (rows_.size() == 1 ? "" : "s") + ": ranks whose rows would look the same share one";
+}
+
+// Too many different rows to draw one each: rows of consecutive ranks, each counting its ranks
+// by class (drawn as a heat row).
+void SvgWriter::add_bucket_rows(const std::vector<int>& class_of_rank, int max_rows, size_t different_rows) {
   const int per_row = (timeline_.world_size + max_rows - 1) / max_rows;
   for (int first = 0; first < timeline_.world_size; first += per_row) {
     const int last = std::min(timeline_.world_size, first + per_row) - 1;
@@ -265,7 +292,7 @@ void SvgWriter::choose_rows() {
     rows_.push_back(std::move(row));
   }
   summary_note_ = with_thousands(timeline_.world_size) + " ranks in " + std::to_string(rows_.size()) + " rows of " +
-                  std::to_string(per_row) + " consecutive ranks (" + with_thousands(static_cast<long>(classes_by_look.size())) +
+                  std::to_string(per_row) + " consecutive ranks (" + with_thousands(static_cast<long>(different_rows)) +
                   " different rows, too many to draw one each); a row shows the share of its ranks computing, "
                   "transferring or waiting";
 }
@@ -463,7 +490,8 @@ void SvgWriter::draw_critical_path(const std::vector<double>& row_tops) {
   }
 }
 
-TimelineSvg SvgWriter::draw() {
+// The time range, the streams that get a lane each, and which legend entries apply.
+void SvgWriter::scan_events() {
   std::set<int> streams;
   double first_s = std::numeric_limits<double>::infinity(), last_s = -first_s;
   for (const RankClassTimeline& c : timeline_.classes)
@@ -481,13 +509,10 @@ TimelineSvg SvgWriter::draw() {
   streams_.assign(streams.begin(), streams.end());
   if (streams_.empty()) streams_.push_back(0);
   for (size_t i = 0; i < streams_.size(); ++i) lane_of_stream_[streams_[i]] = static_cast<int>(i);
-  width_ = std::max(400, options_.width_px);
-  left_ = kLabelWidth_px;
-  plot_width_ = width_ - left_ - kRightMargin_px;
+}
 
-  waits_ = collective_waits(timeline_);
-  for (const auto& waiting : waits_.waiting) has_waiting_ = has_waiting_ || !waiting.empty();
-  choose_rows();
+// Row and lane heights that fit the chosen rows into the plot's height.
+void SvgWriter::size_rows() {
   const double rows = std::max<size_t>(1, rows_.size());
   if (mode_ == SvgRowMode::rank_buckets) {
     row_height_ = std::clamp(std::floor(kPlotHeight_px / rows), 5.0, 18.0);
@@ -499,8 +524,42 @@ TimelineSvg SvgWriter::draw() {
     row_gap_ = lane_height_ >= 8 ? 5 : 2;
     row_height_ = lane_height_ * streams_.size() + row_gap_;
   }
+}
 
-  // The body goes to out_ first; the <svg> element around it needs the height, known at the end.
+// Dashed step boundaries, when the timeline numbers its steps.
+void SvgWriter::draw_step_boundaries(double plot_top, double plot_bottom) {
+  for (const StepSpan& step : report_steps(timeline_, waits_).steps) {
+    if (step.step < 0) continue;
+    const double x0 = x(step.start_s);
+    out_ << "<line x1=\"" << number(x0) << "\" y1=\"" << number(plot_top - 6) << "\" x2=\"" << number(x0) << "\" y2=\""
+         << number(plot_bottom) << "\" stroke=\"#333\" stroke-dasharray=\"4,3\"/>\n";
+    text(x0 + 3, plot_top - 8, "step " + std::to_string(step.step), "font-size=\"10\" fill=\"#333\"");
+  }
+}
+
+// The <svg> element around the body drawn into out_ (its height is known only at the end).
+std::string SvgWriter::svg_document(double height) const {
+  std::ostringstream svg;
+  svg << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << number(width_) << "\" height=\"" << number(height)
+      << "\" viewBox=\"0 0 " << number(width_) << " " << number(height) << "\" font-family=\"DejaVu Sans, Arial, sans-serif\">\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
+      << "<g shape-rendering=\"crispEdges\">\n"
+      << out_.str() << "</g>\n</svg>\n";
+  return svg.str();
+}
+
+TimelineSvg SvgWriter::draw() {
+  scan_events();
+  width_ = std::max(400, options_.width_px);
+  left_ = kLabelWidth_px;
+  plot_width_ = width_ - left_ - kRightMargin_px;
+
+  waits_ = collective_waits(timeline_);
+  for (const auto& waiting : waits_.waiting) has_waiting_ = has_waiting_ || !waiting.empty();
+  choose_rows();
+  size_rows();
+
   double y = 24;
   draw_header(y);
   draw_legend(y);
@@ -514,26 +573,10 @@ TimelineSvg SvgWriter::draw() {
     y += row_height_;
   }
   const double plot_bottom = y - row_gap_;
-  // Step boundaries, when the timeline numbers its steps.
-  for (const StepSpan& step : report_steps(timeline_, waits_).steps) {
-    if (step.step < 0) continue;
-    const double x0 = x(step.start_s);
-    out_ << "<line x1=\"" << number(x0) << "\" y1=\"" << number(plot_top - 6) << "\" x2=\"" << number(x0) << "\" y2=\""
-         << number(plot_bottom) << "\" stroke=\"#333\" stroke-dasharray=\"4,3\"/>\n";
-    text(x0 + 3, plot_top - 8, "step " + std::to_string(step.step), "font-size=\"10\" fill=\"#333\"");
-  }
+  draw_step_boundaries(plot_top, plot_bottom);
   if (options_.critical_path && mode_ != SvgRowMode::rank_buckets) draw_critical_path(row_tops);
   draw_axis(plot_top, plot_bottom);
-  const double height = plot_bottom + 48;
-
-  std::ostringstream svg;
-  svg << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << number(width_) << "\" height=\"" << number(height)
-      << "\" viewBox=\"0 0 " << number(width_) << " " << number(height) << "\" font-family=\"DejaVu Sans, Arial, sans-serif\">\n"
-      << "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
-      << "<g shape-rendering=\"crispEdges\">\n"
-      << out_.str() << "</g>\n</svg>\n";
-  return {svg.str(), mode_, static_cast<int>(rows_.size())};
+  return {svg_document(plot_bottom + 48), mode_, static_cast<int>(rows_.size())};
 }
 
 }  // namespace

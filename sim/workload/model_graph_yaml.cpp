@@ -199,20 +199,26 @@ std::vector<int> find_cycle(const std::vector<std::vector<int>>& inputs, const s
   return cycle;
 }
 
-// Resolves input names and orders the operators topologically, keeping the file's order where
-// the edges allow (the smallest file index among the ready operators goes first).
-std::vector<Operator> order_operators(std::vector<OperatorEntry>& entries, const Field& list) {
-  const int n = static_cast<int>(entries.size());
-  std::map<std::string, int> index;
-  for (int i = 0; i < n; ++i) index[entries[i].op.name] = i;
-  std::vector<std::vector<int>> inputs(n), consumers(n);
-  for (int i = 0; i < n; ++i)
+// The operators' inputs by file index; an unknown name is an error at its field.
+std::vector<std::vector<int>> resolve_inputs(std::vector<OperatorEntry>& entries, const std::map<std::string, int>& index) {
+  std::vector<std::vector<int>> inputs(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i)
     for (size_t k = 0; k < entries[i].input_names.size(); ++k) {
       auto it = index.find(entries[i].input_names[k]);
       if (it == index.end()) entries[i].input_fields[k].fail("unknown operator '" + entries[i].input_names[k] + "'");
       inputs[i].push_back(it->second);
-      consumers[it->second].push_back(i);
     }
+  return inputs;
+}
+
+// Kahn's order, the smallest file index among the ready operators first; a cycle is an error
+// naming its operators, at the first one's inputs.
+std::vector<int> topological_order(const std::vector<OperatorEntry>& entries, const std::vector<std::vector<int>>& inputs,
+                                   const Field& list) {
+  const int n = static_cast<int>(entries.size());
+  std::vector<std::vector<int>> consumers(n);
+  for (int i = 0; i < n; ++i)
+    for (int input : inputs[i]) consumers[input].push_back(i);
   std::vector<int> waiting(n);
   std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
   for (int i = 0; i < n; ++i)
@@ -235,6 +241,29 @@ std::vector<Operator> order_operators(std::vector<OperatorEntry>& entries, const
     const Field at = list.items()[first];
     at.with_path(at.path() + ".inputs").fail("the operators form a cycle: " + names + "; a dataflow graph must be acyclic");
   }
+  return order;
+}
+
+// The file index of the operator whose weights entry `i` shares; errors at `shares`.
+int shared_weights_owner(const std::vector<OperatorEntry>& entries, int i, const std::map<std::string, int>& index) {
+  auto it = index.find(entries[i].shares_name);
+  const Field& at = *entries[i].shares_field;
+  if (it == index.end()) at.fail("unknown operator '" + entries[i].shares_name + "'");
+  const OperatorEntry& owner = entries[it->second];
+  if (it->second == i) at.fail("an operator cannot share its own weights");
+  if (owner.shares_field || owner.op.parameter_bytes <= 0)
+    at.fail("operator '" + owner.op.name + "' does not own weights (parameter_bytes 0 or shares another's)");
+  return it->second;
+}
+
+// Resolves input names and orders the operators topologically, keeping the file's order where
+// the edges allow (the smallest file index among the ready operators goes first).
+std::vector<Operator> order_operators(std::vector<OperatorEntry>& entries, const Field& list) {
+  const int n = static_cast<int>(entries.size());
+  std::map<std::string, int> index;
+  for (int i = 0; i < n; ++i) index[entries[i].op.name] = i;
+  const std::vector<std::vector<int>> inputs = resolve_inputs(entries, index);
+  const std::vector<int> order = topological_order(entries, inputs, list);
   std::vector<int> new_index(n);
   for (int k = 0; k < n; ++k) new_index[order[k]] = k;
   std::vector<Operator> result;
@@ -248,16 +277,7 @@ std::vector<Operator> order_operators(std::vector<OperatorEntry>& entries, const
         op.input_edge_bytes_per_sample.push_back(entries[i].edge_bytes[k] >= 0
                                                      ? entries[i].edge_bytes[k]
                                                      : entries[inputs[i][k]].op.activation_bytes_per_sample);
-    if (entries[i].shares_field) {
-      auto it = index.find(entries[i].shares_name);
-      const Field& at = *entries[i].shares_field;
-      if (it == index.end()) at.fail("unknown operator '" + entries[i].shares_name + "'");
-      const OperatorEntry& owner = entries[it->second];
-      if (it->second == i) at.fail("an operator cannot share its own weights");
-      if (owner.shares_field || owner.op.parameter_bytes <= 0)
-        at.fail("operator '" + owner.op.name + "' does not own weights (parameter_bytes 0 or shares another's)");
-      op.shares_parameters_of = new_index[it->second];
-    }
+    if (entries[i].shares_field) op.shares_parameters_of = new_index[shared_weights_owner(entries, i, index)];
     result.push_back(std::move(op));
   }
   return result;
