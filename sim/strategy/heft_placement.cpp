@@ -14,6 +14,10 @@ using namespace placement_detail;
 
 namespace {
 
+double group_memory_bytes(const PlacementProblem& problem, int g) {
+  return g < static_cast<int>(problem.group_memory_bytes.size()) ? problem.group_memory_bytes[g] : 0.0;
+}
+
 // When the earliest-finish choices leave a group nowhere to go, memory decides alone: groups
 // by decreasing memory, each on the first GPU with room (first-fit decreasing), then the list
 // schedule. Returns why when even that packing fails.
@@ -21,9 +25,7 @@ HeftOutcome place_by_memory(const PlacementProblem& problem) {
   const int groups = group_count(problem);
   std::vector<int> order(groups);
   std::iota(order.begin(), order.end(), 0);
-  auto memory_of = [&](int g) {
-    return g < static_cast<int>(problem.group_memory_bytes.size()) ? problem.group_memory_bytes[g] : 0.0;
-  };
+  auto memory_of = [&](int g) { return group_memory_bytes(problem, g); };
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return memory_of(a) > memory_of(b); });
   std::vector<double> used_bytes(problem.gpus, 0);
   std::vector<int> gpu_of_group(groups, -1);
@@ -70,6 +72,83 @@ std::vector<int> heft_order(const PlacementProblem& problem, const Adjacency& ad
   return order;
 }
 
+// HEFT's assignment: tasks visited in HEFT order; a group's first task picks the GPU, among
+// those with room for the group's memory, where it finishes first, and the group's later tasks
+// follow it. Invariant: used_bytes_[d] is the memory of the groups assigned to GPU d.
+class HeftAssigner {
+ public:
+  explicit HeftAssigner(const PlacementProblem& problem)
+      : problem_(problem),
+        adj_(adjacency(problem)),
+        gpu_of_group_(group_count(problem), -1),
+        gpu_of_task_(problem.tasks.size(), -1),
+        finish_s_(problem.tasks.size(), 0),
+        used_bytes_(problem.gpus, 0),
+        gpu_free_s_(problem.gpus, 0) {}
+
+  // False when some group fits on no GPU.
+  bool assign() {
+    for (int t : heft_order(problem_, adj_))
+      if (!assign_task(t)) return false;
+    return assign_groups_without_tasks();
+  }
+  const std::vector<int>& gpu_of_group() const { return gpu_of_group_; }
+
+ private:
+  bool fits(int d, int g) const {
+    return problem_.gpu_memory_bytes <= 0 || used_bytes_[d] + group_memory_bytes(problem_, g) <= problem_.gpu_memory_bytes;
+  }
+  void take(int d, int g) {
+    gpu_of_group_[g] = d;
+    used_bytes_[d] += group_memory_bytes(problem_, g);
+  }
+  // When task t would finish on GPU d, after its inputs arrive and d is free.
+  double finish_on(int t, int d) const {
+    double start = gpu_free_s_[d];
+    for (int e : adj_.in_edges[t]) {
+      const PlacementEdge& edge = problem_.edges[e];
+      start = std::max(start, finish_s_[edge.from] + transfer_s(problem_, edge, gpu_of_task_[edge.from], d));
+    }
+    return start + problem_.tasks[t].duration_s;
+  }
+  bool assign_task(int t) {
+    const int g = problem_.tasks[t].group;
+    int chosen = gpu_of_group_[g];
+    if (chosen < 0) {
+      double best_finish = 0;
+      for (int d = 0; d < problem_.gpus; ++d) {
+        if (!fits(d, g)) continue;
+        const double f = finish_on(t, d);
+        if (chosen < 0 || f < best_finish) {
+          chosen = d;
+          best_finish = f;
+        }
+      }
+      if (chosen < 0) return false;
+      take(chosen, g);
+    }
+    finish_s_[t] = finish_on(t, chosen);
+    gpu_free_s_[chosen] = finish_s_[t];
+    gpu_of_task_[t] = chosen;
+    return true;
+  }
+  // Groups without tasks still hold memory: the GPU with the most room takes each.
+  bool assign_groups_without_tasks() {
+    for (int g = 0; g < static_cast<int>(gpu_of_group_.size()); ++g) {
+      if (gpu_of_group_[g] >= 0) continue;
+      const int roomiest = static_cast<int>(std::min_element(used_bytes_.begin(), used_bytes_.end()) - used_bytes_.begin());
+      if (!fits(roomiest, g)) return false;
+      take(roomiest, g);
+    }
+    return true;
+  }
+
+  const PlacementProblem& problem_;
+  const Adjacency adj_;
+  std::vector<int> gpu_of_group_, gpu_of_task_;
+  std::vector<double> finish_s_, used_bytes_, gpu_free_s_;
+};
+
 }  // namespace
 
 Placement place_heft(const PlacementProblem& problem, const std::string& source) {
@@ -80,60 +159,9 @@ Placement place_heft(const PlacementProblem& problem, const std::string& source)
 
 HeftOutcome try_place_heft(const PlacementProblem& problem) {
   if (auto shortfall = memory_shortfall(problem)) return {std::nullopt, *shortfall};  // also validates the problem
-  const int tasks = static_cast<int>(problem.tasks.size());
-  const int groups = group_count(problem);
-  const int gpus = problem.gpus;
-  const Adjacency adj = adjacency(problem);
-  auto memory_of = [&](int g) {
-    return g < static_cast<int>(problem.group_memory_bytes.size()) ? problem.group_memory_bytes[g] : 0.0;
-  };
-
-  const std::vector<int> order = heft_order(problem, adj);
-
-  std::vector<int> gpu_of_group(groups, -1);
-  std::vector<int> gpu_of_task(tasks, -1);
-  std::vector<double> used_bytes(gpus, 0), gpu_free_s(gpus, 0), finish_s(tasks, 0);
-  const double capacity = problem.gpu_memory_bytes;
-  auto fits = [&](int d, int g) { return capacity <= 0 || used_bytes[d] + memory_of(g) <= capacity; };
-
-  for (int t : order) {
-    const int g = problem.tasks[t].group;
-    auto finish_on = [&](int d) {
-      double start = gpu_free_s[d];
-      for (int e : adj.in_edges[t]) {
-        const PlacementEdge& edge = problem.edges[e];
-        start = std::max(start, finish_s[edge.from] + transfer_s(problem, edge, gpu_of_task[edge.from], d));
-      }
-      return start + problem.tasks[t].duration_s;
-    };
-    int chosen = gpu_of_group[g];
-    if (chosen < 0) {
-      double best_finish = 0;
-      for (int d = 0; d < gpus; ++d) {
-        if (!fits(d, g)) continue;
-        double f = finish_on(d);
-        if (chosen < 0 || f < best_finish) {
-          chosen = d;
-          best_finish = f;
-        }
-      }
-      if (chosen < 0) return place_by_memory(problem);
-      gpu_of_group[g] = chosen;
-      used_bytes[chosen] += memory_of(g);
-    }
-    finish_s[t] = finish_on(chosen);
-    gpu_free_s[chosen] = finish_s[t];
-    gpu_of_task[t] = chosen;
-  }
-  // Groups without tasks still hold memory: the GPU with the most room takes each.
-  for (int g = 0; g < groups; ++g) {
-    if (gpu_of_group[g] >= 0) continue;
-    int roomiest = static_cast<int>(std::min_element(used_bytes.begin(), used_bytes.end()) - used_bytes.begin());
-    if (!fits(roomiest, g)) return place_by_memory(problem);
-    gpu_of_group[g] = roomiest;
-    used_bytes[roomiest] += memory_of(g);
-  }
-  Placement placement = schedule(problem, gpu_of_group);
+  HeftAssigner assigner(problem);
+  if (!assigner.assign()) return place_by_memory(problem);
+  Placement placement = schedule(problem, assigner.gpu_of_group());
   placement.method = "heft";
   return {placement, ""};
 }

@@ -36,17 +36,10 @@ void fill_report(const PlacementProblem& problem, const std::vector<int>& gpu, s
     }
 }
 
-}  // namespace
-
-Placement schedule(const PlacementProblem& problem, const std::vector<int>& gpu_of_group) {
-  validate_problem(problem);
-  validate_assignment(problem, gpu_of_group);
+// Upward rank under this assignment: the task's duration plus the longest way to the end,
+// transfers included. Tasks are topologically ordered, so one backward sweep computes it.
+std::vector<double> upward_ranks(const PlacementProblem& problem, const Adjacency& adj, const std::vector<int>& gpu) {
   const int tasks = static_cast<int>(problem.tasks.size());
-  const Adjacency adj = adjacency(problem);
-  const std::vector<int> gpu = gpu_of_tasks(problem, gpu_of_group);
-
-  // Upward rank under this assignment: the task's duration plus the longest way to the end,
-  // transfers included. Tasks are topologically ordered, so one backward sweep computes it.
   std::vector<double> rank(tasks, 0);
   for (int t = tasks - 1; t >= 0; --t) {
     double tail = 0;
@@ -56,6 +49,38 @@ Placement schedule(const PlacementProblem& problem, const std::vector<int>& gpu_
     }
     rank[t] = problem.tasks[t].duration_s + tail;
   }
+  return rank;
+}
+
+// The position in `available` of the task that can start first on its GPU, and that start;
+// ties go to the higher rank, then the lower index.
+std::pair<size_t, double> earliest_start(const std::vector<int>& available, const std::vector<int>& gpu,
+                                         const std::vector<double>& gpu_free_s, const std::vector<double>& ready_s,
+                                         const std::vector<double>& rank) {
+  size_t best = 0;
+  double best_start = 0;
+  for (size_t i = 0; i < available.size(); ++i) {
+    const int t = available[i];
+    const double start = std::max(gpu_free_s[gpu[t]], ready_s[t]);
+    const int b = available[best];
+    if (i == 0 || start < best_start || (start == best_start && (rank[t] > rank[b] || (rank[t] == rank[b] && t < b)))) {
+      best = i;
+      best_start = start;
+    }
+  }
+  return {best, best_start};
+}
+
+}  // namespace
+
+Placement schedule(const PlacementProblem& problem, const std::vector<int>& gpu_of_group) {
+  validate_problem(problem);
+  validate_assignment(problem, gpu_of_group);
+  const int tasks = static_cast<int>(problem.tasks.size());
+  const Adjacency adj = adjacency(problem);
+  const std::vector<int> gpu = gpu_of_tasks(problem, gpu_of_group);
+
+  const std::vector<double> rank = upward_ranks(problem, adj, gpu);
 
   // Event order: repeatedly start the (task, its GPU) pair with the earliest possible start
   // among tasks whose predecessors are all scheduled; ties go to the higher rank, then the
@@ -74,17 +99,7 @@ Placement schedule(const PlacementProblem& problem, const std::vector<int>& gpu_
   placement.gpu_of_group = gpu_of_group;
   placement.task_order.assign(problem.gpus, {});
   for (int scheduled = 0; scheduled < tasks; ++scheduled) {
-    size_t best = 0;
-    double best_start = 0;
-    for (size_t i = 0; i < available.size(); ++i) {
-      int t = available[i];
-      double start = std::max(gpu_free_s[gpu[t]], ready_s[t]);
-      int b = available[best];
-      if (i == 0 || start < best_start || (start == best_start && (rank[t] > rank[b] || (rank[t] == rank[b] && t < b)))) {
-        best = i;
-        best_start = start;
-      }
-    }
+    const auto [best, best_start] = earliest_start(available, gpu, gpu_free_s, ready_s, rank);
     const int t = available[best];
     available.erase(available.begin() + static_cast<long>(best));
     start_s[t] = best_start;

@@ -302,6 +302,32 @@ void report_sweep(const Scenario& scenario, const SweepRequest& request, const s
               request.jobs, mpi_ranks > 1 ? (", " + std::to_string(mpi_ranks) + " MPI ranks").c_str() : "");
 }
 
+// The sweep's scenario, each requested strategy checked against it and added.
+Scenario checked_scenario(const po::variables_map& values, const SweepRequest& request) {
+  Scenario scenario = sweep_scenario(values);
+  check_point(scenario, StrategySpec{}, request.gpu_counts.back());
+  scenario.global_batch = global_batch_option(values);
+  for (const StrategySpec& strategy : request.strategies) {
+    check_global_batch_applies(scenario, strategy);
+    check_ddp_applies(values, strategy);
+  }
+  for (const StrategySpec& strategy : request.strategies) add_strategy(scenario, strategy, hybrid_options(values));
+  return scenario;
+}
+
+// How the sweep was run, after its results in sweep.json.
+nlohmann::ordered_json run_facts_json(const Scenario& scenario, const SweepRequest& request, const AutoSweep& found,
+                                      int mpi_ranks, std::chrono::steady_clock::time_point wall_start) {
+  nlohmann::ordered_json run_facts;
+  if (request.search) run_facts["search"] = found.search;
+  run_facts["jobs"] = request.jobs;
+  run_facts["mpi_ranks"] = mpi_ranks;
+  run_facts["sweep_wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  run_facts["cost_model"] = {{"family", scenario.cost_family}, {"notes", scenario.cost_notes()}};
+  if (scenario.scaling) run_facts["rescaled"] = scaling_json(*scenario.scaling);
+  return run_facts;
+}
+
 }  // namespace
 
 int run_sweep(const std::vector<std::string>& args) {
@@ -315,14 +341,7 @@ int run_sweep(const std::vector<std::string>& args) {
   }
   const auto wall_start = std::chrono::steady_clock::now();
   SweepRequest request = sweep_request(values);
-  Scenario scenario = sweep_scenario(values);
-  check_point(scenario, StrategySpec{}, request.gpu_counts.back());
-  scenario.global_batch = global_batch_option(values);
-  for (const StrategySpec& strategy : request.strategies) {
-    check_global_batch_applies(scenario, strategy);
-    check_ddp_applies(values, strategy);
-  }
-  for (const StrategySpec& strategy : request.strategies) add_strategy(scenario, strategy, hybrid_options(values));
+  Scenario scenario = checked_scenario(values, request);
 
   MpiSession mpi;  // ends MPI on every way out, errors included
   const MpiWorld& world = mpi.world;
@@ -354,16 +373,9 @@ int run_sweep(const std::vector<std::string>& args) {
   const std::vector<std::string> gathered = mpi_gather_to_root(world, results.dump());
   if (world.rank != 0) return 0;
 
-  // How the sweep was run, after its results in sweep.json.
-  nlohmann::ordered_json run_facts;
-  if (request.search) run_facts["search"] = found.search;
-  run_facts["jobs"] = request.jobs;
-  run_facts["mpi_ranks"] = static_cast<int>(gathered.size());
-  run_facts["sweep_wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  run_facts["cost_model"] = {{"family", scenario.cost_family}, {"notes", scenario.cost_notes()}};
-  if (scenario.scaling) run_facts["rescaled"] = scaling_json(*scenario.scaling);
-  report_sweep(scenario, request, collect_rows(gathered, points, scenario.source), run_facts,
-               static_cast<int>(gathered.size()), progress);
+  const int mpi_ranks = static_cast<int>(gathered.size());
+  report_sweep(scenario, request, collect_rows(gathered, points, scenario.source),
+               run_facts_json(scenario, request, found, mpi_ranks, wall_start), mpi_ranks, progress);
   return 0;
 }
 
