@@ -10,11 +10,14 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "sim/cost/kernel_class.h"
 #include "sim/import/kineto_to_graph.h"
+#include "sim/import/nccl_kernel_names.h"
 
 namespace scalecast::kineto_import {
 
@@ -73,8 +76,12 @@ class ProgramBuilder {
   int window_of(double ts_us) const;
   void find_owners();
   void find_first_activities();
+  std::vector<int> ops_in_windows();
+  bool join_previous_task(int previous_op, int op, const KernelClassification& kernel_class);
   void make_gpu_tasks();
   void set_collective(Task& task, int op, int64_t tid);
+  std::vector<int> size_from_recorded_args(Task& task, const KinetoGpuOp& op, const std::optional<NcclKernelInfo>& info);
+  void size_from_preceding_copy(Task& task, int64_t tid, const std::optional<NcclKernelInfo>& info);
   void set_point_to_point(Task& task, int op);
   void set_communicator(Task& task, std::vector<int> ranks, const std::string& kernel);
   int world_communicator();  // made on first use

@@ -125,11 +125,10 @@ void ProgramBuilder::find_owners() {
   }
 }
 
-void ProgramBuilder::make_gpu_tasks() {
+// The GPU ops launched inside a step window, by stream and start; the others are counted.
+std::vector<int> ProgramBuilder::ops_in_windows() {
   const auto& ops = trace_.gpu_ops;
   op_window_.assign(ops.size(), -1);
-  op_task_.assign(ops.size(), -1);
-  op_heads_task_.assign(ops.size(), false);
   std::vector<int> kept;
   for (size_t i = 0; i < ops.size(); ++i) {
     const double launch_us = op_call_[i] >= 0 ? trace_.runtime_calls[op_call_[i]].ts_us : ops[i].ts_us;
@@ -141,6 +140,31 @@ void ProgramBuilder::make_gpu_tasks() {
     kept.push_back(static_cast<int>(i));
   }
   std::stable_sort(kept.begin(), kept.end(), [&](int a, int b) { return std::tie(ops[a].stream, ops[a].ts_us) < std::tie(ops[b].stream, ops[b].ts_us); });
+  return kept;
+}
+
+// Joins op i to the task of op p, the stream's previous op, when the same CPU operator launched
+// both in the same window and they scale alike on another GPU (same class and precision).
+bool ProgramBuilder::join_previous_task(int p, int i, const KernelClassification& kernel_class) {
+  const KinetoGpuOp& op = trace_.gpu_ops[i];
+  const KinetoGpuOp& prev = trace_.gpu_ops[p];
+  const int t = op_task_[p];
+  Task& joined = tasks_[gpu_tasks_[t].draft];
+  if (prev.stream != op.stream || op_owner_[p] != op_owner_[i] || op_window_[p] != op_window_[i] ||
+      joined.kind != TaskKind::compute || joined.op_kind != kernel_class.op_kind ||
+      joined.precision != kernel_class.precision)
+    return false;
+  joined.duration_s += op.dur_us * kUs;
+  gpu_tasks_[t].end_us = std::max(gpu_tasks_[t].end_us, op.ts_us + op.dur_us);
+  op_task_[i] = t;
+  return true;
+}
+
+void ProgramBuilder::make_gpu_tasks() {
+  const auto& ops = trace_.gpu_ops;
+  op_task_.assign(ops.size(), -1);
+  op_heads_task_.assign(ops.size(), false);
+  const std::vector<int> kept = ops_in_windows();
   for (size_t k = 0; k < kept.size(); ++k) {
     const int i = kept[k];
     const KinetoGpuOp& op = ops[i];
@@ -149,22 +173,8 @@ void ProgramBuilder::make_gpu_tasks() {
     if (op.kind == KinetoGpuOp::Kind::kernel) ++out_.stats.kernels;
     const KernelClassification kernel_class =
         classify_kineto_op(trace_, op, op_owner_dtype_[i], options_.launch_bound_below_s);
-    // Join the previous task of the stream when the same CPU operator launched both and they
-    // scale alike on another GPU (same class and precision).
-    if (!options_.per_kernel && !nccl && k > 0 && op_owner_[i] >= 0) {
-      const int p = kept[k - 1];
-      const KinetoGpuOp& prev = ops[p];
-      const int t = op_task_[p];
-      const Task& joined = tasks_[gpu_tasks_[t].draft];
-      if (prev.stream == op.stream && op_owner_[p] == op_owner_[i] && op_window_[p] == op_window_[i] &&
-          joined.kind == TaskKind::compute && joined.op_kind == kernel_class.op_kind &&
-          joined.precision == kernel_class.precision) {
-        tasks_[gpu_tasks_[t].draft].duration_s += op.dur_us * kUs;
-        gpu_tasks_[t].end_us = std::max(gpu_tasks_[t].end_us, op.ts_us + op.dur_us);
-        op_task_[i] = t;
-        continue;
-      }
-    }
+    if (!options_.per_kernel && !nccl && k > 0 && op_owner_[i] >= 0 && join_previous_task(kept[k - 1], i, kernel_class))
+      continue;
     Task task;
     task.kind = TaskKind::compute;
     // Named after its CPU operator when the trace has it (assigned once: a long kernel name
@@ -183,6 +193,56 @@ void ProgramBuilder::make_gpu_tasks() {
   }
 }
 
+// A collective whose trace records its arguments (record_param_comms): operation, dtype and
+// element count from them. Returns the process group's ranks (empty: the world).
+std::vector<int> ProgramBuilder::size_from_recorded_args(Task& task, const KinetoGpuOp& op,
+                                                         const std::optional<NcclKernelInfo>& info) {
+  const KinetoNcclArgs& args = trace_.nccl_args[op.nccl];
+  if (!parse_collective_name(args.collective, task.op))
+    throw InputError(trace_.source, "traceEvents: kernel '" + name_of(op) + "' args.Collective name",
+                     "unknown collective '" + args.collective + "'");
+  task.dtype = normalize_dtype(args.dtype);
+  if (task.dtype.empty()) task.dtype = info && !info->dtype.empty() ? info->dtype : "uint8";
+  const int element_bytes = std::max(1, dtype_bytes(task.dtype));
+  const int group = args.group_size > 0 ? args.group_size : world_size_;
+  double elements = args.in_nelems;
+  if (task.op == CollectiveOp::allgather) elements = args.out_nelems >= 0 ? args.out_nelems : args.in_nelems * group;
+  if (elements < 0) elements = args.out_nelems;
+  if (elements < 0) {
+    ++out_.stats.unknown_sizes;
+    elements = 0;
+  }
+  task.bytes = elements * element_bytes;
+  if (!limits::within(task.bytes, limits::kBytes))
+    throw InputError(trace_.source, "traceEvents: kernel '" + name_of(op) + "' args.In msg nelems",
+                     limits::out_of_range(limits::kBytes, limits::format_number(task.bytes) + " bytes (" +
+                                                              limits::format_number(elements) + " elements of " + task.dtype + ")"));
+  if (args.process_group_ranks.empty()) return {};
+  return parse_rank_list(args.process_group_ranks, trace_.source, "traceEvents: kernel '" + name_of(op) + "' args.Process Group Ranks");
+}
+
+// A collective without recorded arguments: operation and dtype from the kernel's name, the size
+// from what thread `tid` copied or allocated last. PyTorch reduces a clone of the gradient: the
+// copy's size, else (a strided copy runs as a kernel) the clone's allocation, rounded up by the
+// caching allocator to 512 bytes.
+void ProgramBuilder::size_from_preceding_copy(Task& task, int64_t tid, const std::optional<NcclKernelInfo>& info) {
+  if (info && info->op_known) task.op = info->op;
+  if (info && !info->dtype.empty()) task.dtype = info->dtype;
+  auto copy = last_copy_bytes_.find(tid);
+  auto alloc = last_alloc_bytes_.find(tid);
+  if (copy != last_copy_bytes_.end() && copy->second >= 0) {
+    task.bytes = copy->second;
+    ++out_.stats.inferred_sizes;
+  } else if (alloc != last_alloc_bytes_.end() && alloc->second >= 0) {
+    task.bytes = alloc->second;
+    ++out_.stats.inferred_sizes;
+  } else {
+    ++out_.stats.unknown_sizes;
+  }
+  last_copy_bytes_[tid] = -1;  // a copy or allocation serves one collective
+  last_alloc_bytes_[tid] = -1;
+}
+
 void ProgramBuilder::set_collective(Task& task, int i, int64_t tid) {
   const KinetoGpuOp& op = trace_.gpu_ops[i];
   const auto info = parse_nccl_kernel_name(name_of(op));
@@ -197,48 +257,8 @@ void ProgramBuilder::set_collective(Task& task, int i, int64_t tid) {
   task.op_kind.clear();  // a collective is simulated, not rescaled
   task.precision.clear();
   std::vector<int> ranks;
-  if (op.nccl >= 0) {
-    const KinetoNcclArgs& args = trace_.nccl_args[op.nccl];
-    if (!parse_collective_name(args.collective, task.op))
-      throw InputError(trace_.source, "traceEvents: kernel '" + name_of(op) + "' args.Collective name",
-                       "unknown collective '" + args.collective + "'");
-    task.dtype = normalize_dtype(args.dtype);
-    if (task.dtype.empty()) task.dtype = info && !info->dtype.empty() ? info->dtype : "uint8";
-    const int element_bytes = std::max(1, dtype_bytes(task.dtype));
-    const int group = args.group_size > 0 ? args.group_size : world_size_;
-    double elements = args.in_nelems;
-    if (task.op == CollectiveOp::allgather) elements = args.out_nelems >= 0 ? args.out_nelems : args.in_nelems * group;
-    if (elements < 0) elements = args.out_nelems;
-    if (elements < 0) {
-      ++out_.stats.unknown_sizes;
-      elements = 0;
-    }
-    task.bytes = elements * element_bytes;
-    if (!limits::within(task.bytes, limits::kBytes))
-      throw InputError(trace_.source, "traceEvents: kernel '" + name_of(op) + "' args.In msg nelems",
-                       limits::out_of_range(limits::kBytes, limits::format_number(task.bytes) + " bytes (" +
-                                                                limits::format_number(elements) + " elements of " + task.dtype + ")"));
-    if (!args.process_group_ranks.empty())
-      ranks = parse_rank_list(args.process_group_ranks, trace_.source, "traceEvents: kernel '" + name_of(op) + "' args.Process Group Ranks");
-  } else {
-    if (info && info->op_known) task.op = info->op;
-    if (info && !info->dtype.empty()) task.dtype = info->dtype;
-    // PyTorch reduces a clone of the gradient: the copy's size, else (a strided copy runs as a
-    // kernel) the clone's allocation, rounded up by the caching allocator to 512 bytes.
-    auto copy = last_copy_bytes_.find(tid);
-    auto alloc = last_alloc_bytes_.find(tid);
-    if (copy != last_copy_bytes_.end() && copy->second >= 0) {
-      task.bytes = copy->second;
-      ++out_.stats.inferred_sizes;
-    } else if (alloc != last_alloc_bytes_.end() && alloc->second >= 0) {
-      task.bytes = alloc->second;
-      ++out_.stats.inferred_sizes;
-    } else {
-      ++out_.stats.unknown_sizes;
-    }
-    last_copy_bytes_[tid] = -1;  // a copy or allocation serves one collective
-    last_alloc_bytes_[tid] = -1;
-  }
+  if (op.nccl >= 0) ranks = size_from_recorded_args(task, op, info);
+  else size_from_preceding_copy(task, tid, info);
   task.name = std::string(to_string(task.op)) + (task.bytes > 0 ? "" : " (size unknown)");
   set_communicator(task, std::move(ranks), name_of(op));
 }
