@@ -113,9 +113,9 @@ TensorPipelineBreakdown tensor_pipeline_breakdown(const PointResult& point) {
   return b;
 }
 
-nlohmann::ordered_json tensor_pipeline_json(const Scenario& scenario, const PointResult& point) {
-  const TensorPipelinePlan& plan = *point.tensor_pipeline;
-  const TransformerSpec& model = *scenario.model->transformer;
+namespace {
+
+nlohmann::ordered_json layout_json(const TensorPipelinePlan& plan) {
   nlohmann::ordered_json layout;
   layout["tp"] = plan.spec.tensor;
   layout["pp"] = plan.spec.pipeline;
@@ -131,8 +131,10 @@ nlohmann::ordered_json tensor_pipeline_json(const Scenario& scenario, const Poin
   layout["overlap"] = to_string(plan.spec.overlap);
   layout["order"] = plan.spec.order;
   layout["gradient_accumulation"] = plan.spec.fused_gradient_accumulation ? "fused" : "add";
+  return layout;
+}
 
-  const TensorPipelineBreakdown b = tensor_pipeline_breakdown(point);
+nlohmann::ordered_json breakdown_json(const TensorPipelineBreakdown& b) {
   nlohmann::ordered_json breakdown;
   breakdown["stage"] = b.stage;
   breakdown["compute_s"] = b.compute_s;
@@ -144,7 +146,10 @@ nlohmann::ordered_json tensor_pipeline_json(const Scenario& scenario, const Poin
   breakdown["dp_comm_s"] = b.dp_comm_s;
   breakdown["dp_exposed_s"] = b.dp_exposed_s;
   breakdown["ideal_bubble_fraction"] = b.ideal_bubble_fraction;
+  return breakdown;
+}
 
+nlohmann::ordered_json memory_json(const TensorPipelinePlan& plan) {
   const MemoryPerGpu& m = plan.memory;
   nlohmann::ordered_json memory;
   memory["stage"] = m.stage;
@@ -154,7 +159,12 @@ nlohmann::ordered_json tensor_pipeline_json(const Scenario& scenario, const Poin
   memory["activations_bytes"] = m.activations_bytes;
   memory["total_bytes"] = m.total_bytes();
   memory["capacity_bytes"] = plan.gpu_memory_bytes;
+  return memory;
+}
 
+nlohmann::ordered_json throughput_json(const Scenario& scenario, const PointResult& point) {
+  const TensorPipelinePlan& plan = *point.tensor_pipeline;
+  const TransformerSpec& model = *scenario.model->transformer;
   const double step_s = point.step.step_time_s;
   nlohmann::ordered_json throughput;
   throughput["samples_per_s"] = plan.global_batch / step_s;
@@ -163,12 +173,18 @@ nlohmann::ordered_json tensor_pipeline_json(const Scenario& scenario, const Poin
   const double model_flops_per_gpu = model_step_flops(model, plan.global_batch) / step_s / point.gpus;
   throughput["model_tflops_per_gpu"] = model_flops_per_gpu / 1e12;
   throughput["mfu"] = model_flops_per_gpu / peak_flops_per_s(scenario.platform.node.gpu, scenario.model->precision);
+  return throughput;
+}
 
+}  // namespace
+
+nlohmann::ordered_json tensor_pipeline_json(const Scenario& scenario, const PointResult& point) {
+  const TensorPipelinePlan& plan = *point.tensor_pipeline;
   nlohmann::ordered_json out;
-  out["layout"] = layout;
-  out["breakdown"] = breakdown;
-  out["memory_per_gpu"] = memory;
-  out["throughput"] = throughput;
+  out["layout"] = layout_json(plan);
+  out["breakdown"] = breakdown_json(tensor_pipeline_breakdown(point));
+  out["memory_per_gpu"] = memory_json(plan);
+  out["throughput"] = throughput_json(scenario, point);
   return out;
 }
 

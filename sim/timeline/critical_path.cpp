@@ -165,36 +165,47 @@ int first_rank(const RankClassTimeline& rank_class) {
   return rank_class.ranks.empty() ? -1 : *std::min_element(rank_class.ranks.begin(), rank_class.ranks.end());
 }
 
+// Where the path ends. A period ends where the next step starts on the resource: the path ends
+// with what that task waited for, which ended at that instant. Otherwise (or when nothing ended
+// then), with the step's last task.
+EventRef path_end(const Timeline& timeline, const StepSpan& step, const StepResource* resource, EndIndex& index) {
+  EventRef end;
+  if (resource)
+    if (const TimelineEvent* next = next_step_start(timeline, step, *resource)) {
+      end = index.ending_in_class(resource->rank_class, step.end_s, next->stream);
+      if (!end.valid()) end = index.ending_anywhere(step.end_s);
+    }
+  if (!end.valid()) end = last_task(timeline, step, resource);
+  return end;
+}
+
+PathSegment segment(const Timeline& timeline, const StepSpan& step, PathSegmentKind kind, const std::string& name,
+                    int rank_class, int stream, double from_s, double to_s) {
+  const double length_s = step.end_s - step.start_s;
+  PathSegment s;
+  s.kind = kind;
+  s.name = name;
+  s.rank_class = rank_class;
+  s.rank = first_rank(timeline.classes[rank_class]);
+  s.stream = stream;
+  s.start_s = from_s;
+  s.end_s = to_s;
+  s.share = length_s > 0 ? (to_s - from_s) / length_s : 0;
+  return s;
+}
+
 }  // namespace
 
 CriticalPath critical_path(const Timeline& timeline, const StepSpan& step, const StepResource* resource) {
   CriticalPath path;
   path.step = step;
   EndIndex index(timeline);
-  EventRef current;
-  // A period ends where the next step starts on the resource: the path ends with what that
-  // task waited for, which ended at that instant.
-  if (resource)
-    if (const TimelineEvent* next = next_step_start(timeline, step, *resource)) {
-      current = index.ending_in_class(resource->rank_class, step.end_s, next->stream);
-      if (!current.valid()) current = index.ending_anywhere(step.end_s);
-    }
-  if (!current.valid()) current = last_task(timeline, step, resource);
+  EventRef current = path_end(timeline, step, resource, index);
   if (!current.valid()) return path;
   index.visit(current);
-  const double length_s = step.end_s - step.start_s;
   std::vector<PathSegment> backwards;
   auto add = [&](PathSegmentKind kind, const std::string& name, int rank_class, int stream, double from_s, double to_s) {
-    PathSegment s;
-    s.kind = kind;
-    s.name = name;
-    s.rank_class = rank_class;
-    s.rank = first_rank(timeline.classes[rank_class]);
-    s.stream = stream;
-    s.start_s = from_s;
-    s.end_s = to_s;
-    s.share = length_s > 0 ? (to_s - from_s) / length_s : 0;
-    backwards.push_back(std::move(s));
+    backwards.push_back(segment(timeline, step, kind, name, rank_class, stream, from_s, to_s));
   };
 
   double t_s = step.end_s;  // the path is known from here to the step's end

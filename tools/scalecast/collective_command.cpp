@@ -96,9 +96,7 @@ void print_table(const CollectiveSweep& sweep, const nlohmann::ordered_json& out
   std::printf("# simulated in %.2f s wall\n", wall_s);
 }
 
-}  // namespace
-
-int run_collective(const std::vector<std::string>& args) {
+po::options_description collective_command_options() {
   po::options_description options("collective options");
   options.add_options()
       ("platform", po::value<std::string>()->required(), platform_option_help().c_str())
@@ -113,6 +111,34 @@ int run_collective(const std::vector<std::string>& args) {
       ("json", po::bool_switch(), "print one JSON object");
   add_output_option(options, "write the simulated timeline (JSON) to this file", "timeline");
   add_collective_options(options);
+  return options;
+}
+
+// The sweep as one JSON object: a row per size, with nccl-tests' columns and what ran.
+nlohmann::ordered_json sweep_json(const PlatformSpec& platform, CollectiveOp op, int gpus, const CollectiveSweep& sweep,
+                                  double wall_s) {
+  nlohmann::ordered_json out;
+  out["platform"] = platform.name;
+  out["op"] = to_string(op);
+  out["gpus"] = gpus;
+  if (!sweep.replay.network.empty()) out["network"] = sweep.replay.network;
+  out["rows"] = nlohmann::ordered_json::array();
+  for (const CollectiveRow& row : sweep.rows) {
+    const RowLabels labels = labels_of(op, row.bytes, gpus);
+    out["rows"].push_back({{"bytes", row.bytes}, {"count", labels.count}, {"type", "float"}, {"redop", labels.redop},
+                           {"root", labels.root}, {"algorithm", to_string(row.algorithm)},
+                           {"protocol", to_string(row.protocol)}, {"channels", row.channels}, {"time_s", row.time_s},
+                           {"algbw_GBps", row.algbw_GBps}, {"busbw_GBps", row.busbw_GBps}, {"flows", row.flows}});
+  }
+  out["avg_busbw_GBps"] = sweep.average_busbw_GBps;
+  out["sim_wall_s"] = wall_s;
+  return out;
+}
+
+}  // namespace
+
+int run_collective(const std::vector<std::string>& args) {
+  po::options_description options = collective_command_options();
   po::variables_map values;
   if (!parse_options("collective", "--platform P --gpus N [--op OP] [--bytes SIZES | -b MIN -e MAX -f F] [--algo A] [--proto P]",
                      args, options, values))
@@ -133,21 +159,7 @@ int run_collective(const std::vector<std::string>& args) {
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (timeline_path) write_timeline(sweep.replay.timeline, *timeline_path);
 
-  nlohmann::ordered_json out;
-  out["platform"] = platform.name;
-  out["op"] = to_string(op);
-  out["gpus"] = gpus;
-  if (!sweep.replay.network.empty()) out["network"] = sweep.replay.network;
-  out["rows"] = nlohmann::ordered_json::array();
-  for (const CollectiveRow& row : sweep.rows) {
-    const RowLabels labels = labels_of(op, row.bytes, gpus);
-    out["rows"].push_back({{"bytes", row.bytes}, {"count", labels.count}, {"type", "float"}, {"redop", labels.redop},
-                           {"root", labels.root}, {"algorithm", to_string(row.algorithm)},
-                           {"protocol", to_string(row.protocol)}, {"channels", row.channels}, {"time_s", row.time_s},
-                           {"algbw_GBps", row.algbw_GBps}, {"busbw_GBps", row.busbw_GBps}, {"flows", row.flows}});
-  }
-  out["avg_busbw_GBps"] = sweep.average_busbw_GBps;
-  out["sim_wall_s"] = wall_s;
+  const nlohmann::ordered_json out = sweep_json(platform, op, gpus, sweep, wall_s);
   if (values["json"].as<bool>()) {
     std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return 0;
