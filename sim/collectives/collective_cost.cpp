@@ -34,11 +34,13 @@ int ring_inter_steps(CollectiveOp op, int nodes) {
 // platform gives a measured ring LL step for the path, every protocol's and algorithm's step on
 // it scales by the measured / NCCL LL ratio: the hop is the same hardware, and NCCL's tables
 // differ by protocol in how many synchronisations a step makes (LL one flagged store, LL128 a
-// flagged 128-byte line, Simple data, fence and flag), each paying the hop. NVLS steps go
-// through the switch's multicast engine, not the measured GPU-to-GPU hop, and keep NCCL's.
+// flagged 128-byte line, Simple data, fence and flag), each paying the hop. NVLS steps (and
+// NVLSTree's in the node) go through the switch's multicast engine, not the measured
+// GPU-to-GPU hop, and keep NCCL's.
 double step_s(StepPath path, CollectiveAlgorithm algorithm, CollectiveProtocol protocol, const PlatformSpec& spec) {
   const double nccl_s = nccl::step_latency_s(path, algorithm, protocol);
-  if (algorithm == CollectiveAlgorithm::nvls) return nccl_s;
+  if (algorithm == CollectiveAlgorithm::nvls || (algorithm == CollectiveAlgorithm::nvls_tree && path != StepPath::network))
+    return nccl_s;
   const CollectiveCalibration& measured = spec.collectives;
   const std::optional<double>& measured_ll_s =
       path == StepPath::network ? measured.inter_step_latency_s : measured.intra_step_latency_s;
@@ -105,13 +107,30 @@ double nvls_transfer_s(const GroupShape& shape, const PlatformSpec& spec, double
 // 128 KiB to 16 KiB for smaller buffers (calcCollChunking). On top: NCCL's NVLS latency (25 us
 // on NVLink), once, as NCCL's model charges it, and a Simple step per loop (its data, fence
 // and flag), which NCCL's model leaves out.
-double nvls_latency_s(const GroupShape& shape, const PlatformSpec& spec, double bytes) {
+double nvls_loop_bytes(const GroupShape& shape, double bytes) {
   const int concurrent = nccl::kNvlsChannels * shape.ranks;
-  const double loop_bytes = concurrent * nccl::nvls_chunk_bytes(bytes, concurrent);
+  return concurrent * nccl::nvls_chunk_bytes(bytes, concurrent);
+}
+
+double nvls_latency_s(const GroupShape& shape, const PlatformSpec& spec, double bytes) {
+  const double loop_bytes = nvls_loop_bytes(shape, bytes);
   const double loops = std::ceil(bytes / loop_bytes);
   const double fill_s = nvls_transfer_s(shape, spec, std::min(bytes, loop_bytes));
   return nccl::step_latency_s(StepPath::nvlink, CollectiveAlgorithm::nvls, CollectiveProtocol::simple) + fill_s +
          loops * step_s(StepPath::nvlink, CollectiveAlgorithm::ring, CollectiveProtocol::simple, spec);
+}
+
+// NVLSTree: NCCL's latency, the in-switch step (25 us) and two network steps per level of the
+// trees over nodes (intraLat + 2 log2(nodes) interLat), plus one NVLS loop to fill the
+// pipeline. The per-loop Simple steps nvls_latency_s adds on one node are left out: here the
+// NICs bound the transfer, and the node's NVLS loops run beside it.
+double nvls_tree_latency_s(const GroupShape& shape, const PlatformSpec& spec, double bytes) {
+  GroupShape node = shape;
+  node.ranks = shape.per_node;
+  node.nodes = 1;
+  const double fill_s = nvls_transfer_s(node, spec, std::min(bytes, nvls_loop_bytes(node, bytes)));
+  return nccl::step_latency_s(StepPath::nvlink, CollectiveAlgorithm::nvls_tree, CollectiveProtocol::simple) + fill_s +
+         2 * log2_floor(shape.nodes) * step_s(StepPath::network, CollectiveAlgorithm::nvls_tree, CollectiveProtocol::simple, spec);
 }
 
 // Scalecast's hierarchical allreduce: a ring reduce-scatter and allgather inside the node and a
@@ -135,9 +154,18 @@ double direct_latency_s(const GroupShape& shape, const PlatformSpec& spec) {
   return base_s(CollectiveAlgorithm::ring, simple, spec) + step_s(path, CollectiveAlgorithm::ring, simple, spec);
 }
 
+bool nvswitch_reduces(const PlatformSpec& spec) {
+  return spec.node.nvswitch && spec.node.nvswitch->nvls && is_hopper_or_newer(spec.node.gpu.architecture);
+}
+
 bool nvls_available(const GroupShape& shape, const PlatformSpec& spec) {
-  return spec.node.nvswitch && spec.node.nvswitch->nvls && is_hopper_or_newer(spec.node.gpu.architecture) &&
-         shape.nodes == 1 && shape.ranks >= 2;
+  return nvswitch_reduces(spec) && shape.nodes == 1 && shape.ranks >= 2;
+}
+
+// NCCL runs NVLSTree across nodes only (it disables it on one), with at least two NVLS channels
+// (heads); the plan needs every node to hold the same GPUs.
+bool nvls_tree_available(const GroupShape& shape, const PlatformSpec& spec) {
+  return nvswitch_reduces(spec) && shape.nodes >= 2 && shape.uniform && shape.per_node >= 2 && shape.nvls_heads >= 2;
 }
 
 // NCCL enables LL128 by default only between GPUs of one generation joined by NVLink (up to one
@@ -179,6 +207,7 @@ GroupShape group_shape(const CollectiveRequest& request, const ClusterLayout& la
     for (int rank : members) own.push_back(layout.local_index(rank));
     shape.uniform = shape.uniform && own == local;
   }
+  shape.nvls_heads = static_cast<int>(nvls_heads(*layout.spec, local).size());
   shape.graph = search_channels(*layout.spec, local, shape.nodes);
   return shape;
 }
@@ -201,6 +230,17 @@ void check_applicable(CollectiveOp op, const CollectiveChoice& choice, const Gro
                             "NVSwitch and Hopper or newer GPUs; platform '" + spec.name + "' " +
                             (shape.nodes > 1 ? "spans " + std::to_string(shape.nodes) + " nodes here" : "has none") + ")");
       break;
+    case CollectiveAlgorithm::nvls_tree:
+      if (op != CollectiveOp::allreduce) refuse("algorithm", "nvlstree is an allreduce algorithm");
+      if (!nvls_tree_available(shape, spec))
+        refuse("algorithm", "nvlstree needs several nodes holding the same GPUs (at least 2 each, behind at least 2 "
+                            "NICs) whose NVSwitches reduce in place (NVLink SHARP: third-generation NVSwitch and "
+                            "Hopper or newer GPUs); platform '" + spec.name + "' " +
+                            (!nvswitch_reduces(spec) ? std::string("has none")
+                                                     : "gives " + std::to_string(shape.nodes) + " node(s) of " +
+                                                           std::to_string(shape.per_node) + " GPUs and " +
+                                                           std::to_string(shape.nvls_heads) + " NIC(s) here"));
+      break;
     case CollectiveAlgorithm::hierarchical:
       if (op != CollectiveOp::allreduce) refuse("algorithm", "hier is an allreduce algorithm");
       if (shape.nodes < 2 || shape.per_node < 2 || !shape.uniform)
@@ -212,7 +252,8 @@ void check_applicable(CollectiveOp op, const CollectiveChoice& choice, const Gro
   }
   if (choice.protocol == CollectiveProtocol::automatic) return;
   const std::string proto = to_string(choice.protocol);
-  const bool simple_only = choice.algorithm == CollectiveAlgorithm::nvls || choice.algorithm == CollectiveAlgorithm::direct ||
+  const bool simple_only = choice.algorithm == CollectiveAlgorithm::nvls || choice.algorithm == CollectiveAlgorithm::nvls_tree ||
+                           choice.algorithm == CollectiveAlgorithm::direct ||
                            choice.algorithm == CollectiveAlgorithm::hierarchical || op == CollectiveOp::alltoall;
   if (simple_only && choice.protocol != CollectiveProtocol::simple)
     refuse("protocol", std::string(choice.algorithm == CollectiveAlgorithm::automatic ? to_string(op) : to_string(choice.algorithm)) +
@@ -228,13 +269,15 @@ std::vector<CollectiveChoice> candidate_choices(CollectiveOp op, const Collectiv
   using P = CollectiveProtocol;
   std::vector<A> algorithms;
   if (op == CollectiveOp::alltoall) algorithms = {A::direct};
-  else if (op == CollectiveOp::allreduce) algorithms = {A::ring, A::tree, A::nvls};
+  else if (op == CollectiveOp::allreduce) algorithms = {A::ring, A::tree, A::nvls, A::nvls_tree};
   else algorithms = {A::ring};
   if (fixed.algorithm != A::automatic) algorithms = {fixed.algorithm};
   std::vector<CollectiveChoice> choices;
   for (A algorithm : algorithms) {
     if (algorithm == A::nvls && !nvls_available(shape, spec)) continue;
-    const bool simple_only = algorithm == A::nvls || algorithm == A::direct || algorithm == A::hierarchical;
+    if (algorithm == A::nvls_tree && !nvls_tree_available(shape, spec)) continue;
+    const bool simple_only =
+        algorithm == A::nvls || algorithm == A::nvls_tree || algorithm == A::direct || algorithm == A::hierarchical;
     for (P protocol : {P::ll, P::ll128, P::simple}) {
       if (simple_only && protocol != P::simple) continue;
       if (protocol == P::ll128 && !ll128_enabled(shape)) continue;
@@ -250,6 +293,7 @@ double collective_latency_s(CollectiveOp op, const CollectiveChoice& choice, con
   switch (choice.algorithm) {
     case CollectiveAlgorithm::tree: return tree_latency_s(choice.protocol, shape, spec);
     case CollectiveAlgorithm::nvls: return nvls_latency_s(shape, spec, bytes);
+    case CollectiveAlgorithm::nvls_tree: return nvls_tree_latency_s(shape, spec, bytes);
     case CollectiveAlgorithm::hierarchical: return hierarchical_latency_s(shape, spec, bytes);
     case CollectiveAlgorithm::direct: return direct_latency_s(shape, spec);
     default: return ring_latency_s(op, choice.protocol, shape, spec, bytes);
@@ -261,6 +305,9 @@ double wire_factor(CollectiveOp op, const CollectiveChoice& choice, const GroupS
   double fraction = nccl::data_fraction(choice.algorithm, choice.protocol, spec.node.gpu.architecture, shape.nodes);
   if (choice.algorithm == CollectiveAlgorithm::tree && op == CollectiveOp::allreduce)
     fraction *= nccl::tree_correction(choice.protocol, bytes);
+  // NCCL 2.29 corrects NVLSTree's mid sizes like trees' on Blackwell only (ncclTopoGetAlgoTime).
+  if (choice.algorithm == CollectiveAlgorithm::nvls_tree && spec.node.gpu.architecture == GpuArchitecture::blackwell)
+    fraction *= nccl::tree_correction(choice.protocol, bytes);
   double fill = 0;
   if (choice.algorithm == CollectiveAlgorithm::ring && choice.protocol == CollectiveProtocol::simple)
     fill = simple_ring_fill_fraction(op, shape, bytes);
@@ -269,10 +316,14 @@ double wire_factor(CollectiveOp op, const CollectiveChoice& choice, const GroupS
 
 double min_transfer_s(CollectiveOp op, const CollectiveChoice& choice, const GroupShape& shape,
                       const PlatformSpec& spec, double bytes) {
-  const double cap_Bps = nccl::busbw_cap_Bps(choice.algorithm, choice.protocol, spec.node.gpu.architecture,
-                                             spec.collectives.cpu_vendor, shape.nodes, shape.graph.channels);
+  const double cap_Bps =
+      choice.algorithm == CollectiveAlgorithm::nvls_tree
+          ? shape.nvls_heads * nccl::nvls_tree_channel_cap_Bps(spec.node.gpu.architecture, shape.nodes)
+          : nccl::busbw_cap_Bps(choice.algorithm, choice.protocol, spec.node.gpu.architecture,
+                                spec.collectives.cpu_vendor, shape.nodes, shape.graph.channels);
   if (!std::isfinite(cap_Bps) || shape.ranks < 2) return 0;
-  // Bus bandwidth to algorithm bandwidth as NCCL converts it: x n/steps for rings, x 1/2 for trees.
+  // Bus bandwidth to algorithm bandwidth as NCCL converts it: x n/steps for rings, NVLS and
+  // NVLSTree, x 1/2 for trees.
   const double algbw_Bps = choice.algorithm == CollectiveAlgorithm::tree
                                ? cap_Bps / 2
                                : cap_Bps * shape.ranks / std::max(1, ring_steps(op, shape.ranks));
@@ -281,6 +332,7 @@ double min_transfer_s(CollectiveOp op, const CollectiveChoice& choice, const Gro
 
 int channels_used(const CollectiveChoice& choice, const GroupShape& shape) {
   if (choice.algorithm == CollectiveAlgorithm::nvls) return nccl::kNvlsChannels;
+  if (choice.algorithm == CollectiveAlgorithm::nvls_tree) return shape.nvls_heads;
   if (choice.algorithm == CollectiveAlgorithm::direct) return 1;
   return shape.graph.channels;
 }

@@ -29,6 +29,7 @@ struct GroupShape {
   int nodes = 0;
   int per_node = 0;        // GPUs of the group in its fullest node
   bool uniform = true;     // every node holds the same local GPUs
+  int nvls_heads = 0;      // NVLSTree's heads per node (nvls_heads(), collective_plan.h)
   ChannelGraph graph;      // NCCL's channels for this group
 };
 
@@ -53,7 +54,7 @@ double wire_factor(CollectiveOp op, const CollectiveChoice& choice, const GroupS
 // the pair, as algorithm bandwidth. 0 when uncapped.
 double min_transfer_s(CollectiveOp op, const CollectiveChoice& choice, const GroupShape& shape,
                       const PlatformSpec& spec, double bytes);
-// Channels the pair runs on (NVLS: NCCL's NVLS channels).
+// Channels the pair runs on (NVLS: NCCL's NVLS channels; NVLSTree: its heads).
 int channels_used(const CollectiveChoice& choice, const GroupShape& shape);
 
 }  // namespace scalecast

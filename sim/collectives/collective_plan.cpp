@@ -10,6 +10,19 @@ namespace scalecast {
 
 double nvls_bytes_per_link(int ranks, double bytes) { return (1.0 + 1.0 / ranks) * bytes; }
 
+std::vector<int> nvls_heads(const PlatformSpec& spec, const std::vector<int>& local_gpus) {
+  std::vector<int> heads;
+  for (const NicSpec& nic : spec.node.nics)
+    for (int gpu : nic.gpus) {
+      auto it = std::find(local_gpus.begin(), local_gpus.end(), gpu);
+      if (it == local_gpus.end()) continue;
+      const int position = static_cast<int>(it - local_gpus.begin());
+      if (std::find(heads.begin(), heads.end(), position) == heads.end()) heads.push_back(position);
+      break;
+    }
+  return heads;
+}
+
 double bus_bandwidth_factor(CollectiveOp op, int ranks) {
   const double n = ranks;
   switch (op) {
@@ -99,17 +112,24 @@ ChannelGraph node_graph(const std::vector<int>& members, const ClusterLayout& la
 
 // ---- double binary tree (allreduce) -----------------------------------------------------
 
-// In-order balanced binary tree over [0, count): parent of each index (-1 for the root).
-void binary_tree(int low, int high, int parent, std::vector<int>& parents) {
-  if (low >= high) return;
-  int mid = (low + high) / 2;
-  parents[mid] = parent;
-  binary_tree(low, mid, mid, parents);
-  binary_tree(mid + 1, high, mid, parents);
+// NCCL's binary tree over [0, count) (src/graph/trees.cc, ncclGetBtree): the parent of each
+// index, -1 for the root, 0. An index's lowest set bit gives its level: odd indices are leaves,
+// even ones interior, and the root has one child. Parent of i with lowest set bit b:
+// (i ^ b) | (b << 1), or i ^ b when that is out of range.
+std::vector<int> btree_parents(int count) {
+  std::vector<int> parents(count, -1);
+  for (int i = 1; i < count; ++i) {
+    int bit = 1;
+    while (bit < count && !(bit & i)) bit <<= 1;
+    const int up = (i ^ bit) | (bit << 1);
+    parents[i] = up < count ? up : (i ^ bit);
+  }
+  return parents;
 }
 
 // Tree 2 mirrors tree 1 (even node counts) or shifts it by one (odd), so that a node that is
-// interior in one tree is a leaf in the other (src/graph/trees.cc).
+// interior in one tree is a leaf in the other (src/graph/trees.cc, ncclGetDtree): no node
+// carries more than four tree edges, three in one tree and one in the other.
 int tree_position(int tree, int i, int count) {
   return tree == 0 ? i : (count % 2 == 0 ? count - 1 - i : (i + 1) % count);
 }
@@ -134,8 +154,7 @@ CollectivePlan plan_rail_trees(const CollectiveRequest& request, const std::vect
       for (size_t i = 0; i < ring.ranks.size(); ++i)
         phase.flows.push_back({ring.ranks[i] + offset, ring.ranks[(i + 1) % ring.ranks.size()] + offset, ring_bytes});
   }
-  std::vector<int> parents(node_count, -1);
-  binary_tree(0, node_count, -1, parents);
+  const std::vector<int> parents = btree_parents(node_count);
   const double shard_half = request.bytes / per_node / 2;
   for (int tree = 0; tree < 2; ++tree)
     for (int i = 0; i < node_count; ++i) {
@@ -161,8 +180,7 @@ CollectivePlan plan_chain_trees(const CollectiveRequest& request, const std::vec
   const int node_count = static_cast<int>(nodes.size());
   const int channels = graph.channels;
   const double bytes = request.bytes / (2.0 * channels);
-  std::vector<int> parents(node_count, -1);
-  binary_tree(0, node_count, -1, parents);
+  const std::vector<int> parents = btree_parents(node_count);
   CollectivePhase phase;
   auto both_ways = [&](int child, int parent) {
     phase.flows.push_back({child, parent, bytes});
@@ -214,6 +232,45 @@ CollectivePlan plan_nvls(const CollectiveRequest& request) {
   const double per_link = nvls_bytes_per_link(n, request.bytes);
   CollectivePhase phase;
   for (int i = 0; i < n; ++i) phase.flows.push_back({request.group[i], request.group[(i + 1) % n], per_link});
+  plan.phases.push_back(std::move(phase));
+  return plan;
+}
+
+// ---- NVLSTree (several nodes, NVLink SHARP inside each) ----------------------------------
+
+// NCCL's NVLSTree: each node reduce-scatters the buffer through its NVSwitch (NVLS), each
+// node's heads allreduce their shard across nodes along double binary trees (one tree pair per
+// head, through the head's NIC), and each node all-gathers the result through the switch, all
+// pipelined chunk by chunk. Its steady state is one phase: every GPU's switch link carries what
+// plan_nvls puts on it, over NVLS's efficiency (NCCL applies nvlsEfficiency to the in-switch
+// part only, so these flows carry it and the plan's wire factor is 1), and each head's rail runs
+// plan_rail_trees' trees on a 1/heads shard, half of it per tree, up and down.
+CollectivePlan plan_nvls_tree(const CollectiveRequest& request, const ClusterLayout& layout) {
+  const auto nodes = members_by_node(request.group, layout);
+  const int node_count = static_cast<int>(nodes.size());
+  const int per_node = static_cast<int>(nodes.front().size());
+  std::vector<int> local;
+  for (int rank : nodes.front()) local.push_back(layout.local_index(rank));
+  const std::vector<int> heads = nvls_heads(*layout.spec, local);
+  if (heads.empty()) throw RequestError("algorithm", "nvlstree needs a NIC in every node");
+  CollectivePlan plan;
+  plan.algorithm = CollectiveAlgorithm::nvls_tree;
+  CollectivePhase phase;
+  const double per_link = nvls_bytes_per_link(per_node, request.bytes) / nccl::nvls_efficiency(layout.spec->node.gpu.architecture);
+  for (const auto& members : nodes)
+    for (int i = 0; i < per_node; ++i) phase.flows.push_back({members[i], members[(i + 1) % per_node], per_link});
+  const std::vector<int> parents = btree_parents(node_count);
+  const double shard_half = request.bytes / static_cast<double>(heads.size()) / 2;
+  for (int tree = 0; tree < 2; ++tree)
+    for (int i = 0; i < node_count; ++i) {
+      if (parents[i] < 0) continue;
+      for (int head : heads) {
+        const int child = nodes[tree_position(tree, i, node_count)][head];
+        const int parent = nodes[tree_position(tree, parents[i], node_count)][head];
+        phase.flows.push_back({child, parent, shard_half});
+        phase.flows.push_back({parent, child, shard_half});
+      }
+    }
   plan.phases.push_back(std::move(phase));
   return plan;
 }
@@ -284,6 +341,7 @@ CollectivePlan plan_collective(const CollectiveRequest& request, CollectiveAlgor
   switch (algorithm) {
     case CollectiveAlgorithm::tree: return plan_tree(request, layout, graph);
     case CollectiveAlgorithm::nvls: return plan_nvls(request);
+    case CollectiveAlgorithm::nvls_tree: return plan_nvls_tree(request, layout);
     case CollectiveAlgorithm::hierarchical: return plan_hierarchical(request, fidelity, layout, graph);
     case CollectiveAlgorithm::direct: return plan_direct(request);
     default: return plan_ring(request, fidelity, layout, graph);

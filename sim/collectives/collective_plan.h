@@ -65,6 +65,12 @@ CollectivePlan plan_collective(const CollectiveRequest& request, CollectiveAlgor
 // goes out, then the reverse for the all-gather).
 double nvls_bytes_per_link(int ranks, double bytes);
 
+// NVLSTree's heads: for each NIC of the node, the first of its GPUs taking part, as positions in
+// `local_gpus` (the node's GPUs taking part, local indices, ascending); one per NIC, NIC order.
+// Each head carries 1/heads of the buffer across nodes (NCCL's NVLS graph: a GPU:NIC pair per
+// channel).
+std::vector<int> nvls_heads(const PlatformSpec& spec, const std::vector<int>& local_gpus);
+
 // nccl-tests reporting: busbw = algbw * factor.
 double bus_bandwidth_factor(CollectiveOp op, int ranks);
 

@@ -13,6 +13,7 @@ const char* to_string(CollectiveAlgorithm algorithm) {
     case CollectiveAlgorithm::ring: return "ring";
     case CollectiveAlgorithm::tree: return "tree";
     case CollectiveAlgorithm::nvls: return "nvls";
+    case CollectiveAlgorithm::nvls_tree: return "nvlstree";
     case CollectiveAlgorithm::hierarchical: return "hier";
     case CollectiveAlgorithm::direct: return "direct";
   }
@@ -33,6 +34,7 @@ bool parse_collective_algorithm(const std::string& text, CollectiveAlgorithm& al
   static const std::map<std::string, CollectiveAlgorithm> names = {
       {"auto", CollectiveAlgorithm::automatic}, {"ring", CollectiveAlgorithm::ring},
       {"tree", CollectiveAlgorithm::tree},      {"nvls", CollectiveAlgorithm::nvls},
+      {"nvlstree", CollectiveAlgorithm::nvls_tree}, {"NVLSTree", CollectiveAlgorithm::nvls_tree},
       {"hier", CollectiveAlgorithm::hierarchical}, {"hierarchical", CollectiveAlgorithm::hierarchical},
       {"direct", CollectiveAlgorithm::direct}};
   auto it = names.find(text);
@@ -75,27 +77,30 @@ int nodes_index(int nodes) { return nodes <= 1 ? 0 : nodes == 2 ? 1 : 2; }
 }  // namespace
 
 double base_latency_s(CollectiveAlgorithm algorithm, CollectiveProtocol protocol) {
-  // baseLatencies (us): Tree {6.8, 14, 8.4}, Ring {6.6, 14, 8.4}; NVLS 0.
+  // baseLatencies (us): Tree {6.8, 14, 8.4}, Ring {6.6, 14, 8.4}; NVLS and NVLSTree 0.
   static constexpr double tree[3] = {6.8, 14.0, 8.4};
   static constexpr double ring[3] = {6.6, 14.0, 8.4};
   const int p = protocol_index(protocol);
   switch (algorithm) {
     case CollectiveAlgorithm::tree: return tree[p] * kUs;
-    case CollectiveAlgorithm::nvls: return 0;
+    case CollectiveAlgorithm::nvls:
+    case CollectiveAlgorithm::nvls_tree: return 0;
     default: return ring[p] * kUs;
   }
 }
 
 double step_latency_s(StepPath path, CollectiveAlgorithm algorithm, CollectiveProtocol protocol) {
   // hwLatencies (us) [NVLink, PCI, network] x [Tree, Ring] x [LL, LL128, Simple]; NVLS (Simple
-  // only) NVLink 25, network 18.
+  // only) NVLink 25, network 18; NVLSTree NVLink 25, network 20.9 (14 before NCCL 2.28).
   static constexpr double tree[3][3] = {{0.6, 1.25, 4.0}, {1.0, 1.9, 4.0}, {5.0, 8.5, 14.0}};
   static constexpr double ring[3][3] = {{0.6, 1.9, 3.4}, {1.0, 2.5, 5.7}, {2.7, 4.0, 14.0}};
   static constexpr double nvls[3] = {25.0, 0.0, 18.0};
+  static constexpr double nvls_tree[3] = {25.0, 0.0, 20.9};
   const int h = static_cast<int>(path), p = protocol_index(protocol);
   switch (algorithm) {
     case CollectiveAlgorithm::tree: return tree[h][p] * kUs;
     case CollectiveAlgorithm::nvls: return nvls[h] * kUs;
+    case CollectiveAlgorithm::nvls_tree: return nvls_tree[h] * kUs;
     default: return ring[h][p] * kUs;
   }
 }
@@ -108,6 +113,11 @@ double net_overhead_s(CpuVendor cpu, CollectiveProtocol protocol) {
 double nvls_efficiency(GpuArchitecture gpu) {
   static constexpr double efficiency[4] = {0.0, 0.0, 0.85, 0.74};
   return efficiency[architecture_index(gpu)];
+}
+
+double nvls_tree_channel_cap_Bps(GpuArchitecture gpu, int nodes) {
+  static constexpr double cap[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 43.8}};
+  return cap[architecture_index(gpu)][nodes_index(nodes)] * kGBps;
 }
 
 double data_fraction(CollectiveAlgorithm algorithm, CollectiveProtocol protocol, GpuArchitecture gpu, int nodes) {

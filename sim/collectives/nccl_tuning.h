@@ -17,8 +17,9 @@ namespace scalecast {
 
 // NCCL's algorithms, plus two of scalecast's own: `hierarchical` (reduce-scatter in the node,
 // allreduce across nodes, allgather in the node; not an NCCL algorithm, never chosen by auto)
-// and `direct` (every pair at once: all-to-all, and send/recv).
-enum class CollectiveAlgorithm { automatic, ring, tree, nvls, hierarchical, direct };
+// and `direct` (every pair at once: all-to-all, and send/recv). `nvls` is NCCL's NVLS on one
+// node; `nvls_tree` its NVLSTree, NVLS inside each node and trees between nodes.
+enum class CollectiveAlgorithm { automatic, ring, tree, nvls, nvls_tree, hierarchical, direct };
 enum class CollectiveProtocol { automatic, ll, ll128, simple };
 
 const char* to_string(CollectiveAlgorithm algorithm);
@@ -42,7 +43,8 @@ double net_overhead_s(CpuVendor cpu, CollectiveProtocol protocol);
 
 // The fraction of a link's bandwidth a protocol carries as data, as NCCL's model has it: LL
 // sends a 4-byte flag with every 4 bytes (0.5); LL128 and trees lose 8 of 128 bytes (0.92).
-// NVLS: the in-switch reduction's efficiency (nvlsEfficiency). 1 for scalecast's own algorithms.
+// NVLS: the in-switch reduction's efficiency (nvlsEfficiency). NVLSTree: 1 (its plan puts the
+// NVLS efficiency on its in-node flows only). 1 for scalecast's own algorithms.
 double data_fraction(CollectiveAlgorithm algorithm, CollectiveProtocol protocol, GpuArchitecture gpu, int nodes);
 // The most bus bandwidth (bytes/s) the pair reaches over `channels` channels whatever the
 // links: LL's polling rate (llMaxBws), LL128's and trees' per-channel maxima. Infinity when
@@ -51,6 +53,9 @@ double busbw_cap_Bps(CollectiveAlgorithm algorithm, CollectiveProtocol protocol,
                      int nodes, int channels);
 // NVLink SHARP's efficiency of in-switch reduction (nvlsEfficiency): 0 before Hopper.
 double nvls_efficiency(GpuArchitecture gpu);
+// NVLSTree's bus bandwidth per channel (NVLS head) whatever the links (perChMaxNVLSTreeBws,
+// in bytes/s): Hopper 57.7 GB/s on two nodes and 45.5 on more, Blackwell 96.0 and 43.8.
+double nvls_tree_channel_cap_Bps(GpuArchitecture gpu, int nodes);
 
 // The size-dependent correction NCCL applies to tree allreduce bandwidth between 64 B and
 // 256 MiB (treeCorrectionFactor): < 1 where trees do not pipeline as well as modelled.

@@ -94,6 +94,47 @@ TEST(Calibration, DgxH100UsesNvlinkSharpForLargeAllreduce) {
   EXPECT_GT(nvls, 440);
 }
 
+// NVLSTree (NCCL 2.18+): NVLS inside each node, trees between nodes. On two nodes it goes beyond
+// what the NICs carry for a ring (nccl #1221: 430 GB/s with NVLS on 2 x 8 H100, 330 without;
+// nccl-tests #196: trees "can indeed go beyond the network bottleneck" on two nodes), up to
+// NCCL's cap of 57.7 GB/s per head (8 x 57.7 = 461.6); on more nodes its trees load each NIC
+// with a quarter of the buffer, below NCCL's 45.5 GB/s per head (364).
+TEST(Calibration, DgxH100NvlsTreeBeatsRingsOnTwoNodesAndHoldsAtScale) {
+  const double ring = testing::in_child_process(
+      [] { return busbw_GBps("dgx-h100", CollectiveOp::allreduce, 16, 4 * kGiB, CollectiveAlgorithm::ring); });
+  const double two_nodes = testing::in_child_process(
+      [] { return busbw_GBps("dgx-h100", CollectiveOp::allreduce, 16, 4 * kGiB, CollectiveAlgorithm::automatic); });
+  EXPECT_LT(ring, 380);
+  EXPECT_GT(two_nodes, 1.15 * ring);
+  EXPECT_LE(two_nodes, 461.6 * 1.001);
+  const double many_nodes = testing::in_child_process(
+      [] { return busbw_GBps("dgx-h100", CollectiveOp::allreduce, 256, 4 * kGiB, CollectiveAlgorithm::nvls_tree); });
+  EXPECT_GT(many_nodes, 330);
+  EXPECT_LE(many_nodes, 364 * 1.001);
+}
+
+// NCCL's double binary tree (src/graph/trees.cc): a node interior in one tree is a leaf in the
+// other, so no NIC carries more than four tree edges' worth, twice its shard each way. An
+// in-order tree with its mirror puts five on some nodes (8 nodes: node 6 is interior in both).
+TEST(Calibration, DoubleBinaryTreesLoadNoNicWithMoreThanFourEdges) {
+  for (CollectiveAlgorithm algorithm : {CollectiveAlgorithm::tree, CollectiveAlgorithm::nvls_tree}) {
+    for (int nodes : {4, 7, 8, 14, 32}) {
+      const PlatformSpec spec = load_platform("dgx-h100");
+      ClusterLayout layout{&spec, 8};
+      CollectiveRequest request{CollectiveOp::allreduce, kGiB, {}, 0};
+      for (int r = 0; r < 8 * nodes; ++r) request.group.push_back(r);
+      const GroupShape shape = group_shape(request, layout);
+      const CollectivePlan plan = plan_collective(request, algorithm, CollectiveFidelity::steady_state, layout, shape.graph);
+      std::map<int, double> sent_across;
+      for (const Flow& f : plan.phases.at(0).flows)
+        if (layout.node_of(f.source_rank) != layout.node_of(f.destination_rank)) sent_across[f.source_rank] += f.bytes;
+      const double shard = kGiB / 8;
+      for (const auto& [rank, bytes] : sent_across)
+        EXPECT_LE(bytes, 2 * shard * (1 + 1e-12)) << to_string(algorithm) << ", " << nodes << " nodes, rank " << rank;
+    }
+  }
+}
+
 // Rings across nodes enter and leave every node through one NIC, so on a rail-optimised network
 // each stays on its rail (NIC k to NIC k), relaying over NVLink where a NIC has one GPU (PXN).
 TEST(Calibration, RingsStayOnTheirRail) {

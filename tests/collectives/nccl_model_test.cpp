@@ -42,6 +42,23 @@ TEST(NcclModel, RingAndTreeLatenciesAcrossNodesAsNcclDerivesThem) {
   }
 }
 
+// NVLSTree: NCCL's intraLat (25 us) + 2 log2(nodes) x interLat (20.9 us, scaled like every
+// network step by the platform's measured one), plus one NVLS loop of fill, tiny at 4 bytes.
+TEST(NcclModel, NvlsTreeLatencyAddsTwoNetworkStepsPerTreeLevel) {
+  using A = CollectiveAlgorithm;
+  const double two = latency_us("dgx-h100", 16, A::nvls_tree, CollectiveProtocol::simple);
+  const double four = latency_us("dgx-h100", 32, A::nvls_tree, CollectiveProtocol::simple);
+  const double sixteen = latency_us("dgx-h100", 128, A::nvls_tree, CollectiveProtocol::simple);
+  const double network_step = (four - two) / 2;
+  EXPECT_NEAR(sixteen - two, 2 * 3 * network_step, 1e-6);
+  EXPECT_NEAR(two - 2 * network_step, 25.0, 0.1);  // the in-switch step, not scaled
+  const PlatformSpec h100 = load_platform("dgx-h100");
+  const double measured_ratio = h100.collectives.inter_step_latency_s
+                                    ? *h100.collectives.inter_step_latency_s / (2.7 * kUs)
+                                    : 1.0;
+  EXPECT_NEAR(network_step, 20.9 * measured_ratio, 1e-6);
+}
+
 TEST(NcclModel, ChainLatencyPaysEachHopAtItsOwnPath) {
   // Broadcast over 1,024 H100s (128 nodes): n = 1,024 steps, 127 of them across the network:
   // 6.6 + 897 x 0.6 + 127 x 2.7 = 887.8 us (not 1,024 network steps, 2.8 ms).
@@ -138,8 +155,9 @@ TEST(NcclModel, AutoChoosesAmongNcclsEnabledPairs) {
     return candidate_choices(op, {CollectiveAlgorithm::automatic, CollectiveProtocol::automatic}, shape_of(spec, gpus), spec).size();
   };
   EXPECT_EQ(count("dgx-h100", 8, CollectiveOp::allreduce), 7u);   // ring x 3, tree x 3, NVLS Simple
-  EXPECT_EQ(count("dgx-h100", 16, CollectiveOp::allreduce), 6u);  // no NVLS across nodes (needs CollNet)
+  EXPECT_EQ(count("dgx-h100", 16, CollectiveOp::allreduce), 7u);  // ring x 3, tree x 3, NVLSTree (NVLS needs CollNet)
   EXPECT_EQ(count("dgx-a100", 8, CollectiveOp::allreduce), 6u);   // no NVLS before Hopper
+  EXPECT_EQ(count("dgx-a100", 16, CollectiveOp::allreduce), 6u);  // nor NVLSTree
   EXPECT_EQ(count("pcie-8gpu", 8, CollectiveOp::allreduce), 4u);  // no LL128 over PCIe
   EXPECT_EQ(count("dgx-a100", 8, CollectiveOp::allgather), 3u);   // ring only
   EXPECT_EQ(count("dgx-a100", 8, CollectiveOp::alltoall), 1u);    // direct, Simple
@@ -164,11 +182,16 @@ TEST(NcclModel, PairsThatDoNotApplyAreRefusedNotReplaced) {
   expect_refused("dgx-a100", 8, CollectiveOp::allreduce, A::nvls, P::automatic, "algorithm");
   expect_refused("dgx-h100", 16, CollectiveOp::allreduce, A::nvls, P::automatic, "algorithm");
   expect_refused("dgx-h100", 8, CollectiveOp::allreduce, A::nvls, P::ll, "protocol");
+  expect_refused("dgx-h100", 8, CollectiveOp::allreduce, A::nvls_tree, P::automatic, "algorithm");   // one node
+  expect_refused("dgx-a100", 16, CollectiveOp::allreduce, A::nvls_tree, P::automatic, "algorithm");  // no NVLS
+  expect_refused("dgx-h100", 16, CollectiveOp::allgather, A::nvls_tree, P::automatic, "algorithm");
+  expect_refused("dgx-h100", 16, CollectiveOp::allreduce, A::nvls_tree, P::ll128, "protocol");
   expect_refused("pcie-8gpu", 8, CollectiveOp::allreduce, A::ring, P::ll128, "protocol");
   expect_refused("dgx-a100", 8, CollectiveOp::alltoall, A::ring, P::automatic, "algorithm");
   expect_refused("dgx-a100", 8, CollectiveOp::allreduce, A::hierarchical, P::automatic, "algorithm");
   const PlatformSpec h100 = load_platform("dgx-h100");
   EXPECT_NO_THROW(check_applicable(CollectiveOp::allreduce, {A::nvls, P::simple}, shape_of(h100, 8), h100));
+  EXPECT_NO_THROW(check_applicable(CollectiveOp::allreduce, {A::nvls_tree, P::simple}, shape_of(h100, 16), h100));
 }
 
 }  // namespace
