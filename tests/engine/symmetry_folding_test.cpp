@@ -93,13 +93,16 @@ TEST_P(SymmetryFolding, FoldedStepIsTheFullSimulationsStep) {
 }
 
 // Closed forms folded by rail and pod symmetry (network_symmetry.h) against the same closed
-// forms unfolded, ring and tree, at 32 nodes. Both ways the same max-min problem is solved, so
-// only rounding may part them. Returns how many collectives folded, per algorithm.
+// forms unfolded, ring, tree and (where the switches reduce in place) NVLSTree, at 32 nodes.
+// Both ways the same max-min problem is solved, so only rounding may part them. Returns how many
+// collectives folded, per algorithm.
 std::vector<double> expect_folding_keeps_closed_forms(const PlatformSpec& platform) {
   const ExecutionGraph graph = step_graph(platform, 1, 32 * platform.node.gpus);
   std::vector<double> folded_counts;
-  for (CollectiveAlgorithm algorithm : {CollectiveAlgorithm::ring, CollectiveAlgorithm::tree}) {
-    SCOPED_TRACE(algorithm == CollectiveAlgorithm::ring ? "ring" : "tree");
+  std::vector<CollectiveAlgorithm> algorithms = {CollectiveAlgorithm::ring, CollectiveAlgorithm::tree};
+  if (platform.node.nvswitch && platform.node.nvswitch->nvls) algorithms.push_back(CollectiveAlgorithm::nvls_tree);
+  for (CollectiveAlgorithm algorithm : algorithms) {
+    SCOPED_TRACE(to_string(algorithm));
     ReplayOptions unfolded;
     unfolded.algorithm = algorithm;
     unfolded.fold_network_symmetry = false;
@@ -123,7 +126,7 @@ std::vector<double> expect_folding_keeps_closed_forms(const PlatformSpec& platfo
 TEST_P(SymmetryFolding, RailAndPodFoldedClosedFormIsTheUnfoldedOne) {
   const std::vector<double> folded = expect_folding_keeps_closed_forms(load_platform(GetParam()));
   if (GetParam().rfind("dgx-h100", 0) == 0) {
-    EXPECT_EQ(folded, (std::vector<double>{1, 1})) << "every one folds";
+    EXPECT_EQ(folded, (std::vector<double>{1, 1, 1})) << "every one folds";
   }
 }
 
@@ -132,7 +135,7 @@ TEST_P(SymmetryFolding, RailAndPodFoldedClosedFormIsTheUnfoldedOne) {
 TEST(SymmetryFoldingShares, OversubscribedUplinksSharedByEveryRail) {
   const std::vector<double> folded =
       expect_folding_keeps_closed_forms(load_platform(SCALECAST_TEST_DATA "/platforms/h100-oversubscribed-8to1.yaml"));
-  EXPECT_EQ(folded, (std::vector<double>{1, 1})) << "every one folds";
+  EXPECT_EQ(folded, (std::vector<double>{1, 1, 1})) << "every one folds";
 }
 
 std::vector<std::string> cluster_presets() {
