@@ -133,6 +133,16 @@ double nvls_tree_latency_s(const GroupShape& shape, const PlatformSpec& spec, do
          2 * log2_floor(shape.nodes) * step_s(StepPath::network, CollectiveAlgorithm::nvls_tree, CollectiveProtocol::simple, spec);
 }
 
+// PAT (all-gather, reduce-scatter; one GPU per node): NCCL's latency, its base (8 us) + a
+// log-depth part, log2(nodes) x the network step / 3.5, + a part still linear in the ranks,
+// 2.8 us each (tuning.cc).
+double pat_latency_s(const GroupShape& shape, const PlatformSpec& spec) {
+  const auto pat = CollectiveAlgorithm::pat;
+  const auto simple = CollectiveProtocol::simple;
+  return nccl::base_latency_s(pat, simple) + log2_floor(shape.nodes) * step_s(StepPath::network, pat, simple, spec) / 3.5 +
+         shape.ranks * 2.8e-6;
+}
+
 // Scalecast's hierarchical allreduce: a ring reduce-scatter and allgather inside the node and a
 // ring allreduce per rail across nodes, one launch.
 double hierarchical_latency_s(const GroupShape& shape, const PlatformSpec& spec, double bytes) {
@@ -166,6 +176,13 @@ bool nvls_available(const GroupShape& shape, const PlatformSpec& spec) {
 // (heads); the plan needs every node to hold the same GPUs.
 bool nvls_tree_available(const GroupShape& shape, const PlatformSpec& spec) {
   return nvswitch_reduces(spec) && shape.nodes >= 2 && shape.uniform && shape.per_node >= 2 && shape.nvls_heads >= 2;
+}
+
+// NCCL enables PAT for all-gather and reduce-scatter when every node holds one GPU of the
+// communicator (ncclPatEnable; SM60 and later, which every preset's GPU is).
+bool pat_available(CollectiveOp op, const GroupShape& shape) {
+  return (op == CollectiveOp::allgather || op == CollectiveOp::reducescatter) && shape.ranks >= 2 &&
+         shape.nodes == shape.ranks;
 }
 
 // NCCL enables LL128 by default only between GPUs of one generation joined by NVLink (up to one
@@ -241,6 +258,13 @@ void check_applicable(CollectiveOp op, const CollectiveChoice& choice, const Gro
                                                            std::to_string(shape.per_node) + " GPUs and " +
                                                            std::to_string(shape.nvls_heads) + " NIC(s) here"));
       break;
+    case CollectiveAlgorithm::pat:
+      if (op != CollectiveOp::allgather && op != CollectiveOp::reducescatter)
+        refuse("algorithm", "pat runs allgather and reducescatter only");
+      if (!pat_available(op, shape))
+        refuse("algorithm", "pat needs one GPU per node (NCCL enables it only then); the group has " +
+                                std::to_string(shape.ranks) + " GPUs on " + std::to_string(shape.nodes) + " node(s)");
+      break;
     case CollectiveAlgorithm::hierarchical:
       if (op != CollectiveOp::allreduce) refuse("algorithm", "hier is an allreduce algorithm");
       if (shape.nodes < 2 || shape.per_node < 2 || !shape.uniform)
@@ -253,7 +277,7 @@ void check_applicable(CollectiveOp op, const CollectiveChoice& choice, const Gro
   if (choice.protocol == CollectiveProtocol::automatic) return;
   const std::string proto = to_string(choice.protocol);
   const bool simple_only = choice.algorithm == CollectiveAlgorithm::nvls || choice.algorithm == CollectiveAlgorithm::nvls_tree ||
-                           choice.algorithm == CollectiveAlgorithm::direct ||
+                           choice.algorithm == CollectiveAlgorithm::pat || choice.algorithm == CollectiveAlgorithm::direct ||
                            choice.algorithm == CollectiveAlgorithm::hierarchical || op == CollectiveOp::alltoall;
   if (simple_only && choice.protocol != CollectiveProtocol::simple)
     refuse("protocol", std::string(choice.algorithm == CollectiveAlgorithm::automatic ? to_string(op) : to_string(choice.algorithm)) +
@@ -270,14 +294,16 @@ std::vector<CollectiveChoice> candidate_choices(CollectiveOp op, const Collectiv
   std::vector<A> algorithms;
   if (op == CollectiveOp::alltoall) algorithms = {A::direct};
   else if (op == CollectiveOp::allreduce) algorithms = {A::ring, A::tree, A::nvls, A::nvls_tree};
+  else if (op == CollectiveOp::allgather || op == CollectiveOp::reducescatter) algorithms = {A::ring, A::pat};
   else algorithms = {A::ring};
   if (fixed.algorithm != A::automatic) algorithms = {fixed.algorithm};
   std::vector<CollectiveChoice> choices;
   for (A algorithm : algorithms) {
     if (algorithm == A::nvls && !nvls_available(shape, spec)) continue;
     if (algorithm == A::nvls_tree && !nvls_tree_available(shape, spec)) continue;
-    const bool simple_only =
-        algorithm == A::nvls || algorithm == A::nvls_tree || algorithm == A::direct || algorithm == A::hierarchical;
+    if (algorithm == A::pat && !pat_available(op, shape)) continue;
+    const bool simple_only = algorithm == A::nvls || algorithm == A::nvls_tree || algorithm == A::pat ||
+                             algorithm == A::direct || algorithm == A::hierarchical;
     for (P protocol : {P::ll, P::ll128, P::simple}) {
       if (simple_only && protocol != P::simple) continue;
       if (protocol == P::ll128 && !ll128_enabled(shape)) continue;
@@ -294,6 +320,7 @@ double collective_latency_s(CollectiveOp op, const CollectiveChoice& choice, con
     case CollectiveAlgorithm::tree: return tree_latency_s(choice.protocol, shape, spec);
     case CollectiveAlgorithm::nvls: return nvls_latency_s(shape, spec, bytes);
     case CollectiveAlgorithm::nvls_tree: return nvls_tree_latency_s(shape, spec, bytes);
+    case CollectiveAlgorithm::pat: return pat_latency_s(shape, spec);
     case CollectiveAlgorithm::hierarchical: return hierarchical_latency_s(shape, spec, bytes);
     case CollectiveAlgorithm::direct: return direct_latency_s(shape, spec);
     default: return ring_latency_s(op, choice.protocol, shape, spec, bytes);
@@ -307,7 +334,7 @@ double wire_factor(CollectiveOp op, const CollectiveChoice& choice, const GroupS
     fraction *= nccl::tree_correction(choice.protocol, bytes);
   // NCCL 2.29 corrects NVLSTree's mid sizes like trees' on Blackwell only (ncclTopoGetAlgoTime).
   if (choice.algorithm == CollectiveAlgorithm::nvls_tree && spec.node.gpu.architecture == GpuArchitecture::blackwell)
-    fraction *= nccl::tree_correction(choice.protocol, bytes);
+    fraction *= nccl::tree_correction(choice.protocol, bytes, 24);
   double fill = 0;
   if (choice.algorithm == CollectiveAlgorithm::ring && choice.protocol == CollectiveProtocol::simple)
     fill = simple_ring_fill_fraction(op, shape, bytes);

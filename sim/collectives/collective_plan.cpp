@@ -275,6 +275,35 @@ CollectivePlan plan_nvls_tree(const CollectiveRequest& request, const ClusterLay
   return plan;
 }
 
+// ---- PAT (all-gather, reduce-scatter; one GPU per node) -----------------------------------
+
+// NCCL's PAT aggregates a shard's way through log2(n) steps instead of the ring's n - 1: at step
+// k every rank exchanges with the rank 2^k away, passing on the 2^k shards (fewer at the last
+// step) it has gathered so far, as Bruck's all-gather does. All-gather sends towards rank - 2^k,
+// reduce-scatter the reverse. Each rank moves n - 1 shards in all, as a ring's does; what PAT
+// saves is steps (latency), and NCCL prices its bandwidth at 0.75 (the wire factor). Steady
+// state: the steps' flows in one phase; step by step: a phase per step.
+CollectivePlan plan_pat(const CollectiveRequest& request, CollectiveFidelity fidelity) {
+  CollectivePlan plan;
+  plan.algorithm = CollectiveAlgorithm::pat;
+  const int n = static_cast<int>(request.group.size());
+  const double shard = request.bytes / n;
+  const int direction = request.op == CollectiveOp::reducescatter ? 1 : -1;
+  for (int distance = 1; distance < n; distance *= 2) {
+    CollectivePhase step;
+    const double bytes = std::min(distance, n - distance) * shard;
+    for (int i = 0; i < n; ++i) {
+      const int peer = ((i + direction * distance) % n + n) % n;
+      step.flows.push_back({request.group[i], request.group[peer], bytes});
+    }
+    if (fidelity == CollectiveFidelity::step_by_step || plan.phases.empty())
+      plan.phases.push_back(std::move(step));
+    else
+      plan.phases.front().flows.insert(plan.phases.front().flows.end(), step.flows.begin(), step.flows.end());
+  }
+  return plan;
+}
+
 // ---- hierarchical (allreduce) ------------------------------------------------------------
 
 // Concurrent rings, one per group, in one plan: their phases merged index by index.
@@ -342,6 +371,7 @@ CollectivePlan plan_collective(const CollectiveRequest& request, CollectiveAlgor
     case CollectiveAlgorithm::tree: return plan_tree(request, layout, graph);
     case CollectiveAlgorithm::nvls: return plan_nvls(request);
     case CollectiveAlgorithm::nvls_tree: return plan_nvls_tree(request, layout);
+    case CollectiveAlgorithm::pat: return plan_pat(request, fidelity);
     case CollectiveAlgorithm::hierarchical: return plan_hierarchical(request, fidelity, layout, graph);
     case CollectiveAlgorithm::direct: return plan_direct(request);
     default: return plan_ring(request, fidelity, layout, graph);

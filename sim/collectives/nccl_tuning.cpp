@@ -14,6 +14,7 @@ const char* to_string(CollectiveAlgorithm algorithm) {
     case CollectiveAlgorithm::tree: return "tree";
     case CollectiveAlgorithm::nvls: return "nvls";
     case CollectiveAlgorithm::nvls_tree: return "nvlstree";
+    case CollectiveAlgorithm::pat: return "pat";
     case CollectiveAlgorithm::hierarchical: return "hier";
     case CollectiveAlgorithm::direct: return "direct";
   }
@@ -35,6 +36,7 @@ bool parse_collective_algorithm(const std::string& text, CollectiveAlgorithm& al
       {"auto", CollectiveAlgorithm::automatic}, {"ring", CollectiveAlgorithm::ring},
       {"tree", CollectiveAlgorithm::tree},      {"nvls", CollectiveAlgorithm::nvls},
       {"nvlstree", CollectiveAlgorithm::nvls_tree}, {"NVLSTree", CollectiveAlgorithm::nvls_tree},
+      {"pat", CollectiveAlgorithm::pat},        {"PAT", CollectiveAlgorithm::pat},
       {"hier", CollectiveAlgorithm::hierarchical}, {"hierarchical", CollectiveAlgorithm::hierarchical},
       {"direct", CollectiveAlgorithm::direct}};
   auto it = names.find(text);
@@ -77,12 +79,13 @@ int nodes_index(int nodes) { return nodes <= 1 ? 0 : nodes == 2 ? 1 : 2; }
 }  // namespace
 
 double base_latency_s(CollectiveAlgorithm algorithm, CollectiveProtocol protocol) {
-  // baseLatencies (us): Tree {6.8, 14, 8.4}, Ring {6.6, 14, 8.4}; NVLS and NVLSTree 0.
+  // baseLatencies (us): Tree {6.8, 14, 8.4}, Ring {6.6, 14, 8.4}; NVLS and NVLSTree 0; PAT 8.
   static constexpr double tree[3] = {6.8, 14.0, 8.4};
   static constexpr double ring[3] = {6.6, 14.0, 8.4};
   const int p = protocol_index(protocol);
   switch (algorithm) {
     case CollectiveAlgorithm::tree: return tree[p] * kUs;
+    case CollectiveAlgorithm::pat: return 8.0 * kUs;
     case CollectiveAlgorithm::nvls:
     case CollectiveAlgorithm::nvls_tree: return 0;
     default: return ring[p] * kUs;
@@ -91,16 +94,20 @@ double base_latency_s(CollectiveAlgorithm algorithm, CollectiveProtocol protocol
 
 double step_latency_s(StepPath path, CollectiveAlgorithm algorithm, CollectiveProtocol protocol) {
   // hwLatencies (us) [NVLink, PCI, network] x [Tree, Ring] x [LL, LL128, Simple]; NVLS (Simple
-  // only) NVLink 25, network 18; NVLSTree NVLink 25, network 20.9 (14 before NCCL 2.28).
+  // only) NVLink 25, network 18; NVLSTree NVLink 25, network 20.9 (14 before NCCL 2.28); PAT
+  // NVLink and PCI 4, network 14 (with one GPU per node NCCL takes the tree's network figure,
+  // also 14).
   static constexpr double tree[3][3] = {{0.6, 1.25, 4.0}, {1.0, 1.9, 4.0}, {5.0, 8.5, 14.0}};
   static constexpr double ring[3][3] = {{0.6, 1.9, 3.4}, {1.0, 2.5, 5.7}, {2.7, 4.0, 14.0}};
   static constexpr double nvls[3] = {25.0, 0.0, 18.0};
   static constexpr double nvls_tree[3] = {25.0, 0.0, 20.9};
+  static constexpr double pat[3] = {4.0, 4.0, 14.0};
   const int h = static_cast<int>(path), p = protocol_index(protocol);
   switch (algorithm) {
     case CollectiveAlgorithm::tree: return tree[h][p] * kUs;
     case CollectiveAlgorithm::nvls: return nvls[h] * kUs;
     case CollectiveAlgorithm::nvls_tree: return nvls_tree[h] * kUs;
+    case CollectiveAlgorithm::pat: return pat[h] * kUs;
     default: return ring[h][p] * kUs;
   }
 }
@@ -131,6 +138,7 @@ double data_fraction(CollectiveAlgorithm algorithm, CollectiveProtocol protocol,
       return tree;
     }
     case CollectiveAlgorithm::nvls: return nvls_efficiency(gpu);
+    case CollectiveAlgorithm::pat: return 0.75;
     default: return 1.0;
   }
 }
@@ -162,16 +170,16 @@ double busbw_cap_Bps(CollectiveAlgorithm algorithm, CollectiveProtocol protocol,
   }
 }
 
-double tree_correction(CollectiveProtocol protocol, double bytes) {
-  // treeCorrectionFactor[protocol][log2(bytes / 64)], 64 B to 256 MiB.
-  static constexpr double factor[3][23] = {
-      {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
-      {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
-      {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+double tree_correction(CollectiveProtocol protocol, double bytes, int sizes) {
+  // treeCorrectionFactor[protocol][log2(bytes / 64)], 64 B to 512 MiB.
+  static constexpr double factor[3][24] = {
+      {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+      {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
+      {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
   const double units = std::floor(bytes / 64);
   if (units < 1) return 1.0;
   const int log_size = static_cast<int>(std::floor(std::log2(units)));
-  return log_size < 23 ? factor[protocol_index(protocol)][log_size] : 1.0;
+  return log_size < std::min(sizes, 24) ? factor[protocol_index(protocol)][log_size] : 1.0;
 }
 
 double nvls_chunk_bytes(double bytes, int concurrent_ops) {

@@ -18,8 +18,9 @@ namespace scalecast {
 // NCCL's algorithms, plus two of scalecast's own: `hierarchical` (reduce-scatter in the node,
 // allreduce across nodes, allgather in the node; not an NCCL algorithm, never chosen by auto)
 // and `direct` (every pair at once: all-to-all, and send/recv). `nvls` is NCCL's NVLS on one
-// node; `nvls_tree` its NVLSTree, NVLS inside each node and trees between nodes.
-enum class CollectiveAlgorithm { automatic, ring, tree, nvls, nvls_tree, hierarchical, direct };
+// node; `nvls_tree` its NVLSTree, NVLS inside each node and trees between nodes; `pat` its PAT
+// (all-gather and reduce-scatter with one GPU per node, NCCL 2.23 and later).
+enum class CollectiveAlgorithm { automatic, ring, tree, nvls, nvls_tree, pat, hierarchical, direct };
 enum class CollectiveProtocol { automatic, ll, ll128, simple };
 
 const char* to_string(CollectiveAlgorithm algorithm);
@@ -44,7 +45,7 @@ double net_overhead_s(CpuVendor cpu, CollectiveProtocol protocol);
 // The fraction of a link's bandwidth a protocol carries as data, as NCCL's model has it: LL
 // sends a 4-byte flag with every 4 bytes (0.5); LL128 and trees lose 8 of 128 bytes (0.92).
 // NVLS: the in-switch reduction's efficiency (nvlsEfficiency). NVLSTree: 1 (its plan puts the
-// NVLS efficiency on its in-node flows only). 1 for scalecast's own algorithms.
+// NVLS efficiency on its in-node flows only). PAT: 0.75. 1 for scalecast's own algorithms.
 double data_fraction(CollectiveAlgorithm algorithm, CollectiveProtocol protocol, GpuArchitecture gpu, int nodes);
 // The most bus bandwidth (bytes/s) the pair reaches over `channels` channels whatever the
 // links: LL's polling rate (llMaxBws), LL128's and trees' per-channel maxima. Infinity when
@@ -57,9 +58,10 @@ double nvls_efficiency(GpuArchitecture gpu);
 // in bytes/s): Hopper 57.7 GB/s on two nodes and 45.5 on more, Blackwell 96.0 and 43.8.
 double nvls_tree_channel_cap_Bps(GpuArchitecture gpu, int nodes);
 
-// The size-dependent correction NCCL applies to tree allreduce bandwidth between 64 B and
-// 256 MiB (treeCorrectionFactor): < 1 where trees do not pipeline as well as modelled.
-double tree_correction(CollectiveProtocol protocol, double bytes);
+// The size-dependent correction NCCL applies to tree allreduce bandwidth (treeCorrectionFactor,
+// 24 powers of two from 64 B): < 1 where trees do not pipeline as well as modelled. NCCL reads
+// the first `sizes` entries (trees 23, up to 256 MiB; NVLSTree on Blackwell all 24).
+double tree_correction(CollectiveProtocol protocol, double bytes, int sizes = 23);
 
 // NVLS processes the buffer in loops of (channels x heads x chunk) bytes; the chunk shrinks for
 // small buffers (calcCollChunking, NVLS branch, nvlsChunkSize 128 KiB).

@@ -113,6 +113,50 @@ TEST(Calibration, DgxH100NvlsTreeBeatsRingsOnTwoNodesAndHoldsAtScale) {
   EXPECT_LE(many_nodes, 364 * 1.001);
 }
 
+// An all-gather (or reduce-scatter) within each rail: 8 groups of one GPU per node, as the DP
+// groups of tp:8 layouts are. Returns each collective's (algorithm, time).
+std::vector<std::pair<CollectiveAlgorithm, double>> rail_collectives(const std::string& preset, CollectiveOp op, int nodes,
+                                                                      const std::vector<double>& sizes,
+                                                                      CollectiveAlgorithm algorithm) {
+  const std::vector<double> flat = testing::in_child_process_values([&] {
+    ExecutionGraph graph = collective_sweep_graph(op, 8 * nodes, sizes);
+    graph.communicators[0].groups.assign(8, {});
+    for (int r = 0; r < 8 * nodes; ++r) graph.communicators[0].groups[r % 8].push_back(r);
+    ReplayOptions options;
+    options.algorithm = algorithm;
+    const ReplayResult result = replay(graph, load_platform(preset), options);
+    std::vector<double> out;  // (algorithm, time) pairs, flattened for the child process
+    for (const CollectiveRecord& r : result.collectives) {
+      out.push_back(static_cast<double>(r.algorithm));
+      out.push_back(r.end_s - r.start_s);
+    }
+    return out;
+  });
+  std::vector<std::pair<CollectiveAlgorithm, double>> pairs;
+  for (size_t i = 0; i + 1 < flat.size(); i += 2) pairs.emplace_back(static_cast<CollectiveAlgorithm>(flat[i]), flat[i + 1]);
+  return pairs;
+}
+
+// PAT (NCCL 2.23+): with one GPU per node, all-gather and reduce-scatter in log2(n) steps at
+// 0.75 of the bandwidth, where a ring takes n - 1 network steps. On 64 nodes a 1 MiB all-gather
+// pays PAT's 8 + 6 x 4 + 64 x 2.8 = 211 us of latency against the fastest ring's ~320 (LL, 63
+// steps of 5 us), and auto picks it; at 4 GiB the ring's full bandwidth wins.
+TEST(Calibration, PatGathersAcrossOneGpuPerNodeInLogSteps) {
+  for (CollectiveOp op : {CollectiveOp::allgather, CollectiveOp::reducescatter}) {
+    const std::vector<double> sizes = {1 << 20, 4.0 * kGiB};
+    const auto chosen = rail_collectives("dgx-a100", op, 64, sizes, CollectiveAlgorithm::automatic);
+    const auto ring = rail_collectives("dgx-a100", op, 64, sizes, CollectiveAlgorithm::ring);
+    const auto pat = rail_collectives("dgx-a100", op, 64, sizes, CollectiveAlgorithm::pat);
+    ASSERT_EQ(chosen.size(), sizes.size());  // one record per size (its 8 groups together)
+    ASSERT_EQ(ring.size(), chosen.size());
+    ASSERT_EQ(pat.size(), chosen.size());
+    EXPECT_EQ(chosen.front().first, CollectiveAlgorithm::pat) << to_string(op);
+    EXPECT_LT(pat.front().second * 1.4, ring.front().second) << to_string(op);
+    EXPECT_EQ(chosen.back().first, CollectiveAlgorithm::ring) << to_string(op);
+    EXPECT_LT(ring.back().second * 1.25, pat.back().second) << to_string(op);
+  }
+}
+
 // NCCL's double binary tree (src/graph/trees.cc): a node interior in one tree is a leaf in the
 // other, so no NIC carries more than four tree edges' worth, twice its shard each way. An
 // in-order tree with its mirror puts five on some nodes (8 nodes: node 6 is interior in both).

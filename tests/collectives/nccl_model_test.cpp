@@ -59,6 +59,27 @@ TEST(NcclModel, NvlsTreeLatencyAddsTwoNetworkStepsPerTreeLevel) {
   EXPECT_NEAR(network_step, 20.9 * measured_ratio, 1e-6);
 }
 
+// PAT: NCCL's 8 us + log2(nodes) x the network step / 3.5 + 2.8 us per rank, with one GPU per
+// node (a layout of one GPU per node stands for the rails of larger nodes).
+TEST(NcclModel, PatLatencyIsLogarithmicPlusLinearInRanks) {
+  const PlatformSpec spec = load_platform("dgx-h100");
+  auto shape_of_rail = [&](int nodes) {
+    ClusterLayout layout{&spec, 1};
+    CollectiveRequest request{CollectiveOp::allgather, 1e6, {}, 0};
+    for (int r = 0; r < nodes; ++r) request.group.push_back(r);
+    return group_shape(request, layout);
+  };
+  const auto pat = [&](int nodes) {
+    return collective_latency_s(CollectiveOp::allgather, {CollectiveAlgorithm::pat, CollectiveProtocol::simple},
+                                shape_of_rail(nodes), spec, 4) / kUs;
+  };
+  const double ratio = spec.collectives.inter_step_latency_s ? *spec.collectives.inter_step_latency_s / (2.7 * kUs) : 1.0;
+  EXPECT_NEAR(pat(64), 8 + 6 * 14.0 * ratio / 3.5 + 64 * 2.8, 1e-6);
+  EXPECT_NEAR(pat(1024), 8 + 10 * 14.0 * ratio / 3.5 + 1024 * 2.8, 1e-6);
+  EXPECT_EQ(candidate_choices(CollectiveOp::allgather, {CollectiveAlgorithm::automatic, CollectiveProtocol::automatic},
+                              shape_of_rail(64), spec).size(), 4u);  // ring x 3, PAT Simple
+}
+
 TEST(NcclModel, ChainLatencyPaysEachHopAtItsOwnPath) {
   // Broadcast over 1,024 H100s (128 nodes): n = 1,024 steps, 127 of them across the network:
   // 6.6 + 897 x 0.6 + 127 x 2.7 = 887.8 us (not 1,024 network steps, 2.8 ms).
@@ -186,6 +207,8 @@ TEST(NcclModel, PairsThatDoNotApplyAreRefusedNotReplaced) {
   expect_refused("dgx-a100", 16, CollectiveOp::allreduce, A::nvls_tree, P::automatic, "algorithm");  // no NVLS
   expect_refused("dgx-h100", 16, CollectiveOp::allgather, A::nvls_tree, P::automatic, "algorithm");
   expect_refused("dgx-h100", 16, CollectiveOp::allreduce, A::nvls_tree, P::ll128, "protocol");
+  expect_refused("dgx-h100", 16, CollectiveOp::allgather, A::pat, P::automatic, "algorithm");  // 8 GPUs per node
+  expect_refused("dgx-h100", 16, CollectiveOp::allreduce, A::pat, P::automatic, "algorithm");
   expect_refused("pcie-8gpu", 8, CollectiveOp::allreduce, A::ring, P::ll128, "protocol");
   expect_refused("dgx-a100", 8, CollectiveOp::alltoall, A::ring, P::automatic, "algorithm");
   expect_refused("dgx-a100", 8, CollectiveOp::allreduce, A::hierarchical, P::automatic, "algorithm");

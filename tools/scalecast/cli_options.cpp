@@ -56,7 +56,7 @@ std::string workload_option_help() {
 void add_collective_options(po::options_description& options) {
   options.add_options()
       ("algo", po::value<std::string>()->default_value("auto"),
-       "collective algorithm: auto (NCCL's pick) | ring | tree | nvls | nvlstree | hier | direct")
+       "collective algorithm: auto (NCCL's pick) | ring | tree | nvls | nvlstree | pat | hier | direct")
       ("proto", po::value<std::string>()->default_value("auto"), "NCCL protocol: auto | LL | LL128 | Simple")
       ("fidelity", po::value<std::string>()->default_value("steady"),
        "collective fidelity: steady (pipelined steady state) | step (every ring step; validation)");
