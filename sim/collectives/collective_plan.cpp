@@ -277,21 +277,31 @@ CollectivePlan plan_nvls_tree(const CollectiveRequest& request, const ClusterLay
 
 // ---- PAT (all-gather, reduce-scatter; one GPU per node) -----------------------------------
 
-// NCCL's PAT aggregates a shard's way through log2(n) steps instead of the ring's n - 1: at step
-// k every rank exchanges with the rank 2^k away, passing on the 2^k shards (fewer at the last
-// step) it has gathered so far, as Bruck's all-gather does. All-gather sends towards rank - 2^k,
-// reduce-scatter the reverse. Each rank moves n - 1 shards in all, as a ring's does; what PAT
-// saves is steps (latency), and NCCL prices its bandwidth at 0.75 (the wire factor). Steady
-// state: the steps' flows in one phase; step by step: a phase per step.
+// NCCL's PAT (Jeaugey, "PAT: a new algorithm for all-gather and reduce-scatter operations at
+// scale", arXiv 2506.20252) is Bruck's all-gather with its dimensions reversed: log2(n) steps
+// instead of the ring's n - 1, each rank exchanging with the rank 2^k away, the farthest first
+// and with the least data (its own shard), the nearest last with the most (half the shards), so
+// that long-distance transfers stay small. Each rank moves n - 1 shards in all, as a ring's
+// does; what PAT saves is steps (latency), and NCCL prices its bandwidth at 0.75 (the wire
+// factor). All-gather sends towards rank - 2^k, reduce-scatter the reverse. Steady state: the
+// steps' flows in one phase; step by step: a phase per step, farthest first.
 CollectivePlan plan_pat(const CollectiveRequest& request, CollectiveFidelity fidelity) {
   CollectivePlan plan;
   plan.algorithm = CollectiveAlgorithm::pat;
   const int n = static_cast<int>(request.group.size());
   const double shard = request.bytes / n;
   const int direction = request.op == CollectiveOp::reducescatter ? 1 : -1;
+  // Bruck's blocks per step, nearest distance first: 1, 2, 4, ... shards (fewer at the last).
+  std::vector<int> distances, blocks;
   for (int distance = 1; distance < n; distance *= 2) {
+    distances.push_back(distance);
+    blocks.push_back(std::min(distance, n - distance));
+  }
+  const int steps = static_cast<int>(distances.size());
+  for (int k = steps - 1; k >= 0; --k) {  // farthest first, carrying the fewest shards
     CollectivePhase step;
-    const double bytes = std::min(distance, n - distance) * shard;
+    const int distance = distances[k];
+    const double bytes = blocks[steps - 1 - k] * shard;
     for (int i = 0; i < n; ++i) {
       const int peer = ((i + direction * distance) % n + n) % n;
       step.flows.push_back({request.group[i], request.group[peer], bytes});

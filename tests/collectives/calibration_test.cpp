@@ -157,6 +157,33 @@ TEST(Calibration, PatGathersAcrossOneGpuPerNodeInLogSteps) {
   }
 }
 
+// PAT is Bruck's all-gather with its dimensions reversed (arXiv 2506.20252): step by step, the
+// farthest peer first with one shard, the nearest last with Bruck's largest block; n - 1 shards
+// in all.
+TEST(Calibration, PatSendsTheFarthestPeerTheLeast) {
+  const PlatformSpec spec = load_platform("dgx-a100");
+  ClusterLayout layout{&spec, 1};
+  for (int n : {16, 12}) {
+    CollectiveRequest request{CollectiveOp::allgather, 1.0 * n * 1024, {}, 0};
+    for (int r = 0; r < n; ++r) request.group.push_back(r);
+    const GroupShape shape = group_shape(request, layout);
+    const CollectivePlan plan =
+        plan_collective(request, CollectiveAlgorithm::pat, CollectiveFidelity::step_by_step, layout, shape.graph);
+    ASSERT_EQ(plan.phases.size(), 4u) << n;  // log2(n), rounded up
+    auto distance_of = [&](const Flow& f) { return ((f.source_rank - f.destination_rank) % n + n) % n; };
+    EXPECT_EQ(distance_of(plan.phases.front().flows.at(0)), 8) << n;
+    EXPECT_DOUBLE_EQ(plan.phases.front().flows.at(0).bytes, 1024) << n;  // one shard, far
+    EXPECT_EQ(distance_of(plan.phases.back().flows.at(0)), 1) << n;
+    // The most, near: Bruck's last block, 8 shards on 16 ranks, 12 - 8 = 4 on 12.
+    EXPECT_DOUBLE_EQ(plan.phases.back().flows.at(0).bytes, (n == 16 ? 8 : 4) * 1024.0) << n;
+    double sent = 0;
+    for (const CollectivePhase& phase : plan.phases)
+      for (const Flow& f : phase.flows)
+        if (f.source_rank == 0) sent += f.bytes;
+    EXPECT_DOUBLE_EQ(sent, (n - 1) * 1024.0) << n;
+  }
+}
+
 // NCCL's double binary tree (src/graph/trees.cc): a node interior in one tree is a leaf in the
 // other, so no NIC carries more than four tree edges' worth, twice its shard each way. An
 // in-order tree with its mirror puts five on some nodes (8 nodes: node 6 is interior in both).
