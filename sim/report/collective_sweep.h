@@ -29,9 +29,13 @@ struct CollectiveSweep {
   ReplayResult replay;
 };
 
-// Throws RequestError("gpus") for fewer than 2 GPUs or more than the platform holds, and
+// `gpus_per_node` (0: the node's GPUs) places the run's `gpus` ranks that many to a node, on each
+// node's first GPUs, as nccl-tests run with fewer processes per node than GPUs; the other GPUs
+// idle. Throws RequestError("gpus") for fewer than 2 GPUs or more than the platform holds,
+// RequestError("gpus_per_node") for a count that does not divide `gpus` or exceeds a node, and
 // RequestError("bytes") for a size that is not positive.
 CollectiveSweep simulate_collective_sweep(const PlatformSpec& platform, CollectiveOp op, int gpus,
-                                          const std::vector<double>& sizes_bytes, const ReplayOptions& options);
+                                          const std::vector<double>& sizes_bytes, const ReplayOptions& options,
+                                          int gpus_per_node = 0);
 
 }  // namespace scalecast

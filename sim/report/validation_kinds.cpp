@@ -63,8 +63,9 @@ CollectiveRow simulate_collective_row(const ValidationCase& c) {
     throw InputError(c.file, c.field + ".algo", "unknown algorithm '" + *algo + "'");
   if (auto proto = c.optional_text("proto"); proto && !parse_collective_protocol(*proto, options.protocol))
     throw InputError(c.file, c.field + ".proto", "unknown protocol '" + *proto + "'");
-  const CollectiveSweep sweep =
-      simulate_collective_sweep(load_platform(c.text("platform")), op, c.integer("gpus"), {c.bytes("bytes")}, options);
+  const int gpus_per_node = c.optional_text("gpus_per_node") ? c.integer("gpus_per_node") : 0;
+  const CollectiveSweep sweep = simulate_collective_sweep(load_platform(c.text("platform")), op, c.integer("gpus"),
+                                                          {c.bytes("bytes")}, options, gpus_per_node);
   return sweep.rows.at(0);
 }
 
@@ -320,9 +321,9 @@ const std::vector<ValidationKind>& validation_kinds() {
       {"trace_replay", "s", "a real trace replayed at its own scale: the step time against the measured steady-state step",
        {"trace", "platform"}, {"gpus"}, simulate_trace_replay},
       {"collective_busbw", "GB/s", "one collective of one size alone on the network: busbw against nccl-tests'",
-       {"platform", "gpus", "bytes"}, {"op", "algo", "proto"}, simulate_collective_busbw},
+       {"platform", "gpus", "bytes"}, {"op", "algo", "proto", "gpus_per_node"}, simulate_collective_busbw},
       {"collective_time", "us", "one collective of one size alone on the network: its time against nccl-tests'",
-       {"platform", "gpus", "bytes"}, {"op", "algo", "proto"}, simulate_collective_time_us},
+       {"platform", "gpus", "bytes"}, {"op", "algo", "proto", "gpus_per_node"}, simulate_collective_time_us},
       // what-if hardware (docs/what-if.md)
       {"trace_gpu_time", "s",
        "a trace's GPU work per step rescaled to another GPU, against that GPU's measured busy time for the same job",

@@ -4,9 +4,9 @@
 
 namespace scalecast {
 
-ExecutionGraph collective_sweep_graph(CollectiveOp op, int gpus, const std::vector<double>& sizes_bytes) {
-  ExecutionGraph graph;
-  graph.origin = "generated";
+namespace {
+
+RankProgram sweep_program(CollectiveOp op, const std::vector<double>& sizes_bytes) {
   RankProgram program;
   for (double bytes : sizes_bytes) {
     Task task;
@@ -17,11 +17,28 @@ ExecutionGraph collective_sweep_graph(CollectiveOp op, int gpus, const std::vect
     task.name = std::string(to_string(op)) + " " + format_bytes(bytes);
     program.tasks.push_back(task);
   }
-  graph.programs.push_back(program);
-  graph.program_of_rank.assign(gpus, 0);
+  return program;
+}
+
+}  // namespace
+
+ExecutionGraph collective_sweep_graph(CollectiveOp op, int gpus, const std::vector<double>& sizes_bytes) {
   std::vector<int> world(gpus);
   for (int r = 0; r < gpus; ++r) world[r] = r;
-  graph.communicators.push_back({0, "world", {world}});
+  ExecutionGraph graph = collective_sweep_graph(op, gpus, world, sizes_bytes);
+  graph.communicators[0].name = "world";
+  return graph;
+}
+
+ExecutionGraph collective_sweep_graph(CollectiveOp op, int world_gpus, const std::vector<int>& participants,
+                                      const std::vector<double>& sizes_bytes) {
+  ExecutionGraph graph;
+  graph.origin = "generated";
+  graph.programs.push_back(sweep_program(op, sizes_bytes));
+  graph.programs.push_back(RankProgram{});  // idle GPUs
+  graph.program_of_rank.assign(world_gpus, 1);
+  for (int rank : participants) graph.program_of_rank.at(rank) = 0;
+  graph.communicators.push_back({0, "participants", {participants}});
   return graph;
 }
 

@@ -1,5 +1,5 @@
 // The graph of an nccl-tests-style run: every rank issues one collective per buffer size, one
-// after another on one stream, all on the world communicator.
+// after another on one stream, all on one communicator (the world's, or the participants').
 #pragma once
 
 #include <vector>
@@ -9,5 +9,10 @@
 namespace scalecast {
 
 ExecutionGraph collective_sweep_graph(CollectiveOp op, int gpus, const std::vector<double>& sizes_bytes);
+
+// The same over `participants` (ascending ranks of a world of `world_gpus`), the others idle: an
+// nccl-tests run with fewer processes per node than the node has GPUs.
+ExecutionGraph collective_sweep_graph(CollectiveOp op, int world_gpus, const std::vector<int>& participants,
+                                      const std::vector<double>& sizes_bytes);
 
 }  // namespace scalecast

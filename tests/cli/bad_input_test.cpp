@@ -246,6 +246,11 @@ TEST_F(BadInput, CollectiveBadSizeAndOp) {
   expect_input_error("collective --platform dgx-a100 --gpus 16 --bytes 1e20", {"--bytes", "at most 2^60 bytes", "1e+20"});
   expect_input_error("collective --platform dgx-a100 --gpus 8 --bytes 1MB,2000000TiB", {"--bytes", "2^60"});
   expect_input_error("collective --platform dgx-a100 --gpus 8 -b 8 -e 1e30", {"-e", "2^60"});
+  // Ranks per node: 1 to the node's GPUs, dividing --gpus.
+  expect_input_error("collective --platform dgx-a100 --gpus 8 --gpus-per-node 9", {"--gpus-per-node", "1 to the node's 8"});
+  expect_input_error("collective --platform dgx-a100 --gpus 8 --gpus-per-node -1", {"--gpus-per-node", "-1"});
+  expect_input_error("collective --platform dgx-a100 --gpus 8 --gpus-per-node 3", {"--gpus-per-node", "does not divide"});
+  expect_input_error("collective --platform dgx-a100 --gpus 100000000 --gpus-per-node 1", {"--gpus", "simulates"});
 }
 
 TEST_F(BadInput, SimGridSettingItDoesNotKnow) {

@@ -44,5 +44,24 @@ TEST(FidelityOfSteps, SteadyStateWithinFivePercentOfStepByStep) {
   }
 }
 
+// nccl-tests with one process per node (`--gpus-per-node 1`): 64 GPUs on 64 nodes, each node's
+// other GPUs idle. All-gather then runs PAT at small sizes and rings at large ones, and busbw
+// counts the 64 ranks.
+TEST(CollectiveGpusPerNode, OneRankPerNodeGathersWithPatThenRings) {
+  auto result = testing::run_scalecast(
+      "collective --json --op allgather --platform dgx-h100 --gpus 64 --gpus-per-node 1 --bytes 1MiB,4GiB");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto out = nlohmann::json::parse(result.out);
+  EXPECT_EQ(out["gpus"].get<int>(), 64);
+  EXPECT_EQ(out["gpus_per_node"].get<int>(), 1);
+  EXPECT_EQ(out["rows"][0]["algorithm"].get<std::string>(), "pat");
+  EXPECT_EQ(out["rows"][1]["algorithm"].get<std::string>(), "ring");
+  // At 4 GiB the ring moves 63/64 of the buffer through each rank's one NIC (47 GB/s): busbw is
+  // the NIC's rate, not the 8-GPU node's.
+  EXPECT_NEAR(out["rows"][1]["busbw_GBps"].get<double>(), 47, 4);
+  auto table = testing::run_scalecast("collective --op allgather --platform dgx-h100 --gpus 64 --gpus-per-node 1 --bytes 1MiB");
+  EXPECT_NE(table.out.find("allgather on 64 GPUs (1 per node) of dgx-h100"), std::string::npos) << table.out;
+}
+
 }  // namespace
 }  // namespace scalecast

@@ -65,7 +65,7 @@ void add_collective_options(po::options_description& options) {
 ReplayOptions collective_options(const po::variables_map& values) {
   ReplayOptions options;
   if (!parse_collective_algorithm(values["algo"].as<std::string>(), options.algorithm))
-    throw InputError("command line", "--algo", "expected auto, ring, tree, nvls, hier or direct, got '" +
+    throw InputError("command line", "--algo", "expected auto, ring, tree, nvls, nvlstree, pat, hier or direct, got '" +
                                                    values["algo"].as<std::string>() + "'");
   if (!parse_collective_protocol(values["proto"].as<std::string>(), options.protocol))
     throw InputError("command line", "--proto", "expected auto, LL, LL128 or Simple, got '" +

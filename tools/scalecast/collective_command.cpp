@@ -79,7 +79,9 @@ RowLabels labels_of(CollectiveOp op, double bytes, int gpus) {
 
 void print_table(const CollectiveSweep& sweep, const nlohmann::ordered_json& out, CollectiveOp op, int gpus,
                  const po::variables_map& values, double wall_s) {
-  std::printf("# %s on %d GPUs of %s (algo %s, proto %s, fidelity %s)\n#\n", to_string(op), gpus,
+  const std::string per_node =
+      out.contains("gpus_per_node") ? " (" + std::to_string(out["gpus_per_node"].get<int>()) + " per node)" : "";
+  std::printf("# %s on %d GPUs%s of %s (algo %s, proto %s, fidelity %s)\n#\n", to_string(op), gpus, per_node.c_str(),
               out["platform"].get<std::string>().c_str(), values["algo"].as<std::string>().c_str(),
               values["proto"].as<std::string>().c_str(), values["fidelity"].as<std::string>().c_str());
   if (!sweep.replay.network.empty()) std::printf("# network: %s\n#\n", sweep.replay.network.c_str());
@@ -103,6 +105,9 @@ po::options_description collective_command_options() {
       ("op", po::value<std::string>()->default_value("allreduce"),
        "allreduce|allgather|reducescatter|broadcast|reduce|alltoall")
       ("gpus", po::value<int>()->required(), "GPUs taking part")
+      ("gpus-per-node", po::value<int>()->default_value(0),
+       "ranks per node, on each node's first GPUs (as nccl-tests with fewer processes per node than GPUs; "
+       "default 0: the node's GPUs)")
       ("bytes", po::value<std::string>()->default_value("8MB-1GB"),
        "buffer sizes: 64MB, 1GiB, lists 1MB,8MB, ranges 1MB-1GB (doubling) or 1KB:1GB:x4")
       ("minbytes,b", po::value<std::string>(), "as nccl-tests: first size (8, 128K, 1M, 8G: powers of 1024)")
@@ -115,12 +120,13 @@ po::options_description collective_command_options() {
 }
 
 // The sweep as one JSON object: a row per size, with nccl-tests' columns and what ran.
-nlohmann::ordered_json sweep_json(const PlatformSpec& platform, CollectiveOp op, int gpus, const CollectiveSweep& sweep,
-                                  double wall_s) {
+nlohmann::ordered_json sweep_json(const PlatformSpec& platform, CollectiveOp op, int gpus, int gpus_per_node,
+                                  const CollectiveSweep& sweep, double wall_s) {
   nlohmann::ordered_json out;
   out["platform"] = platform.name;
   out["op"] = to_string(op);
   out["gpus"] = gpus;
+  if (gpus_per_node > 0 && gpus_per_node != platform.node.gpus) out["gpus_per_node"] = gpus_per_node;
   if (!sweep.replay.network.empty()) out["network"] = sweep.replay.network;
   out["rows"] = nlohmann::ordered_json::array();
   for (const CollectiveRow& row : sweep.rows) {
@@ -140,7 +146,8 @@ nlohmann::ordered_json sweep_json(const PlatformSpec& platform, CollectiveOp op,
 int run_collective(const std::vector<std::string>& args) {
   po::options_description options = collective_command_options();
   po::variables_map values;
-  if (!parse_options("collective", "--platform P --gpus N [--op OP] [--bytes SIZES | -b MIN -e MAX -f F] [--algo A] [--proto P]",
+  if (!parse_options("collective",
+                     "--platform P --gpus N [--gpus-per-node K] [--op OP] [--bytes SIZES | -b MIN -e MAX -f F] [--algo A] [--proto P]",
                      args, options, values))
     return 0;
   CollectiveOp op;
@@ -155,11 +162,12 @@ int run_collective(const std::vector<std::string>& args) {
   const PlatformSpec platform = load_platform(values["platform"].as<std::string>());
 
   const auto wall_start = std::chrono::steady_clock::now();
-  const CollectiveSweep sweep = simulate_collective_sweep(platform, op, gpus, sizes, replay_options);
+  const int gpus_per_node = values["gpus-per-node"].as<int>();
+  const CollectiveSweep sweep = simulate_collective_sweep(platform, op, gpus, sizes, replay_options, gpus_per_node);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (timeline_path) write_timeline(sweep.replay.timeline, *timeline_path);
 
-  const nlohmann::ordered_json out = sweep_json(platform, op, gpus, sweep, wall_s);
+  const nlohmann::ordered_json out = sweep_json(platform, op, gpus, gpus_per_node, sweep, wall_s);
   if (values["json"].as<bool>()) {
     std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return 0;

@@ -16,7 +16,7 @@ std::string option_for(const std::string& command, const std::string& parameter)
   static const std::map<std::string, std::string> options = {
       {"gpus", "--gpus"}, {"algorithm", "--algo"}, {"output", "--output"}, {"traces", "FILES"},
       {"step", "--step"}, {"precision", "--precision"}, {"protocol", "--proto"}, {"bytes", "--bytes"},
-      {"global_batch", "--global-batch"}};
+      {"global_batch", "--global-batch"}, {"gpus_per_node", "--gpus-per-node"}};
   auto it = options.find(parameter);
   return it != options.end() ? it->second : parameter;
 }
