@@ -35,8 +35,9 @@ ExecutionGraph collective_sweep_graph(CollectiveOp op, int world_gpus, const std
   ExecutionGraph graph;
   graph.origin = "generated";
   graph.programs.push_back(sweep_program(op, sizes_bytes));
-  graph.programs.push_back(RankProgram{});  // idle GPUs
-  graph.program_of_rank.assign(world_gpus, 1);
+  const bool some_idle = static_cast<int>(participants.size()) < world_gpus;
+  if (some_idle) graph.programs.push_back(RankProgram{});  // the idle GPUs'
+  graph.program_of_rank.assign(world_gpus, some_idle ? 1 : 0);
   for (int rank : participants) graph.program_of_rank.at(rank) = 0;
   graph.communicators.push_back({0, "participants", {participants}});
   return graph;
