@@ -136,11 +136,13 @@ double nvls_tree_latency_s(const GroupShape& shape, const PlatformSpec& spec, do
 // PAT (all-gather, reduce-scatter; one GPU per node): NCCL's latency, its base (8 us) + a
 // log-depth part, log2(nodes) x the network step / 3.5, + a part still linear in the ranks,
 // 2.8 us each (tuning.cc).
+constexpr double kPatPerRank_s = 2.8e-6;
+
 double pat_latency_s(const GroupShape& shape, const PlatformSpec& spec) {
   const auto pat = CollectiveAlgorithm::pat;
   const auto simple = CollectiveProtocol::simple;
   return nccl::base_latency_s(pat, simple) + log2_floor(shape.nodes) * step_s(StepPath::network, pat, simple, spec) / 3.5 +
-         shape.ranks * 2.8e-6;
+         shape.ranks * kPatPerRank_s;
 }
 
 // Scalecast's hierarchical allreduce: a ring reduce-scatter and allgather inside the node and a
@@ -183,6 +185,13 @@ bool nvls_tree_available(const GroupShape& shape, const PlatformSpec& spec) {
 bool pat_available(CollectiveOp op, const GroupShape& shape) {
   return (op == CollectiveOp::allgather || op == CollectiveOp::reducescatter) && shape.ranks >= 2 &&
          shape.nodes == shape.ranks;
+}
+
+// NVLS, NVLSTree and PAT (NCCL) and scalecast's direct and hierarchical run Simple only.
+bool runs_simple_only(CollectiveAlgorithm algorithm) {
+  using A = CollectiveAlgorithm;
+  return algorithm == A::nvls || algorithm == A::nvls_tree || algorithm == A::pat || algorithm == A::direct ||
+         algorithm == A::hierarchical;
 }
 
 // NCCL enables LL128 by default only between GPUs of one generation joined by NVLink (up to one
@@ -276,9 +285,7 @@ void check_applicable(CollectiveOp op, const CollectiveChoice& choice, const Gro
   }
   if (choice.protocol == CollectiveProtocol::automatic) return;
   const std::string proto = to_string(choice.protocol);
-  const bool simple_only = choice.algorithm == CollectiveAlgorithm::nvls || choice.algorithm == CollectiveAlgorithm::nvls_tree ||
-                           choice.algorithm == CollectiveAlgorithm::pat || choice.algorithm == CollectiveAlgorithm::direct ||
-                           choice.algorithm == CollectiveAlgorithm::hierarchical || op == CollectiveOp::alltoall;
+  const bool simple_only = runs_simple_only(choice.algorithm) || op == CollectiveOp::alltoall;
   if (simple_only && choice.protocol != CollectiveProtocol::simple)
     refuse("protocol", std::string(choice.algorithm == CollectiveAlgorithm::automatic ? to_string(op) : to_string(choice.algorithm)) +
                            " runs with the Simple protocol only, not " + proto);
@@ -302,10 +309,8 @@ std::vector<CollectiveChoice> candidate_choices(CollectiveOp op, const Collectiv
     if (algorithm == A::nvls && !nvls_available(shape, spec)) continue;
     if (algorithm == A::nvls_tree && !nvls_tree_available(shape, spec)) continue;
     if (algorithm == A::pat && !pat_available(op, shape)) continue;
-    const bool simple_only = algorithm == A::nvls || algorithm == A::nvls_tree || algorithm == A::pat ||
-                             algorithm == A::direct || algorithm == A::hierarchical;
     for (P protocol : {P::ll, P::ll128, P::simple}) {
-      if (simple_only && protocol != P::simple) continue;
+      if (runs_simple_only(algorithm) && protocol != P::simple) continue;
       if (protocol == P::ll128 && !ll128_enabled(shape)) continue;
       if (fixed.protocol != P::automatic && protocol != fixed.protocol) continue;
       choices.push_back({algorithm, protocol});
@@ -343,11 +348,8 @@ double wire_factor(CollectiveOp op, const CollectiveChoice& choice, const GroupS
 
 double min_transfer_s(CollectiveOp op, const CollectiveChoice& choice, const GroupShape& shape,
                       const PlatformSpec& spec, double bytes) {
-  const double cap_Bps =
-      choice.algorithm == CollectiveAlgorithm::nvls_tree
-          ? shape.nvls_heads * nccl::nvls_tree_channel_cap_Bps(spec.node.gpu.architecture, shape.nodes)
-          : nccl::busbw_cap_Bps(choice.algorithm, choice.protocol, spec.node.gpu.architecture,
-                                spec.collectives.cpu_vendor, shape.nodes, shape.graph.channels);
+  const double cap_Bps = nccl::busbw_cap_Bps(choice.algorithm, choice.protocol, spec.node.gpu.architecture,
+                                             spec.collectives.cpu_vendor, shape.nodes, channels_used(choice, shape));
   if (!std::isfinite(cap_Bps) || shape.ranks < 2) return 0;
   // Bus bandwidth to algorithm bandwidth as NCCL converts it: x n/steps for rings, NVLS and
   // NVLSTree, x 1/2 for trees.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "sim/collectives/ring_builder.h"
 #include "sim/core/input_error.h"
@@ -134,6 +135,32 @@ int tree_position(int tree, int i, int count) {
   return tree == 0 ? i : (count % 2 == 0 ? count - 1 - i : (i + 1) % count);
 }
 
+// Double binary trees across nodes, one pair per rail: for each position in `rails` (a GPU's
+// place in every node's member list, behind one NIC), the GPUs at that position run the two
+// trees on a shard of `shard_bytes`, half of it per tree, up and down every edge.
+void add_rail_trees(CollectivePhase& phase, const std::vector<std::vector<int>>& nodes, const std::vector<int>& rails,
+                    double shard_bytes) {
+  const int node_count = static_cast<int>(nodes.size());
+  const std::vector<int> parents = btree_parents(node_count);
+  for (int tree = 0; tree < 2; ++tree)
+    for (int i = 0; i < node_count; ++i) {
+      if (parents[i] < 0) continue;
+      for (int rail : rails) {
+        const int child = nodes[tree_position(tree, i, node_count)][rail];
+        const int parent = nodes[tree_position(tree, parents[i], node_count)][rail];
+        phase.flows.push_back({child, parent, shard_bytes / 2});
+        phase.flows.push_back({parent, child, shard_bytes / 2});
+      }
+    }
+}
+
+// NVLS inside one node: a ring of flows over `members` puts `per_link_bytes` on every GPU's
+// switch link, up and down (plan_nvls says what a link carries).
+void add_nvls_flows(CollectivePhase& phase, const std::vector<int>& members, double per_link_bytes) {
+  const size_t n = members.size();
+  for (size_t i = 0; i < n; ++i) phase.flows.push_back({members[i], members[(i + 1) % n], per_link_bytes});
+}
+
 // Multi-node tree allreduce in its pipelined steady state: inside each node the GPUs reduce and
 // gather along the node's rings (every intra-node edge carries the reduce-scatter's and the
 // allgather's share, 2(g-1)/g of the buffer), while across nodes each rail (the GPUs of one
@@ -143,7 +170,6 @@ CollectivePlan plan_rail_trees(const CollectiveRequest& request, const std::vect
                                const ClusterLayout& layout) {
   CollectivePlan plan;
   plan.algorithm = CollectiveAlgorithm::tree;
-  const int node_count = static_cast<int>(nodes.size());
   const int per_node = static_cast<int>(nodes.front().size());
   CollectivePhase phase;
   const auto local_rings = build_rings(nodes.front(), layout, node_graph(nodes.front(), layout));
@@ -154,18 +180,9 @@ CollectivePlan plan_rail_trees(const CollectiveRequest& request, const std::vect
       for (size_t i = 0; i < ring.ranks.size(); ++i)
         phase.flows.push_back({ring.ranks[i] + offset, ring.ranks[(i + 1) % ring.ranks.size()] + offset, ring_bytes});
   }
-  const std::vector<int> parents = btree_parents(node_count);
-  const double shard_half = request.bytes / per_node / 2;
-  for (int tree = 0; tree < 2; ++tree)
-    for (int i = 0; i < node_count; ++i) {
-      if (parents[i] < 0) continue;
-      for (int rail = 0; rail < per_node; ++rail) {
-        int child = nodes[tree_position(tree, i, node_count)][rail];
-        int parent = nodes[tree_position(tree, parents[i], node_count)][rail];
-        phase.flows.push_back({child, parent, shard_half});
-        phase.flows.push_back({parent, child, shard_half});
-      }
-    }
+  std::vector<int> rails(per_node);
+  std::iota(rails.begin(), rails.end(), 0);
+  add_rail_trees(phase, nodes, rails, request.bytes / per_node);
   plan.phases.push_back(std::move(phase));
   return plan;
 }
@@ -229,9 +246,8 @@ CollectivePlan plan_nvls(const CollectiveRequest& request) {
   CollectivePlan plan;
   plan.algorithm = CollectiveAlgorithm::nvls;
   const int n = static_cast<int>(request.group.size());
-  const double per_link = nvls_bytes_per_link(n, request.bytes);
   CollectivePhase phase;
-  for (int i = 0; i < n; ++i) phase.flows.push_back({request.group[i], request.group[(i + 1) % n], per_link});
+  add_nvls_flows(phase, request.group, nvls_bytes_per_link(n, request.bytes));
   plan.phases.push_back(std::move(phase));
   return plan;
 }
@@ -244,10 +260,9 @@ CollectivePlan plan_nvls(const CollectiveRequest& request) {
 // pipelined chunk by chunk. Its steady state is one phase: every GPU's switch link carries what
 // plan_nvls puts on it, over NVLS's efficiency (NCCL applies nvlsEfficiency to the in-switch
 // part only, so these flows carry it and the plan's wire factor is 1), and each head's rail runs
-// plan_rail_trees' trees on a 1/heads shard, half of it per tree, up and down.
+// add_rail_trees' double binary trees on a 1/heads shard.
 CollectivePlan plan_nvls_tree(const CollectiveRequest& request, const ClusterLayout& layout) {
   const auto nodes = members_by_node(request.group, layout);
-  const int node_count = static_cast<int>(nodes.size());
   const int per_node = static_cast<int>(nodes.front().size());
   std::vector<int> local;
   for (int rank : nodes.front()) local.push_back(layout.local_index(rank));
@@ -257,20 +272,8 @@ CollectivePlan plan_nvls_tree(const CollectiveRequest& request, const ClusterLay
   plan.algorithm = CollectiveAlgorithm::nvls_tree;
   CollectivePhase phase;
   const double per_link = nvls_bytes_per_link(per_node, request.bytes) / nccl::nvls_efficiency(layout.spec->node.gpu.architecture);
-  for (const auto& members : nodes)
-    for (int i = 0; i < per_node; ++i) phase.flows.push_back({members[i], members[(i + 1) % per_node], per_link});
-  const std::vector<int> parents = btree_parents(node_count);
-  const double shard_half = request.bytes / static_cast<double>(heads.size()) / 2;
-  for (int tree = 0; tree < 2; ++tree)
-    for (int i = 0; i < node_count; ++i) {
-      if (parents[i] < 0) continue;
-      for (int head : heads) {
-        const int child = nodes[tree_position(tree, i, node_count)][head];
-        const int parent = nodes[tree_position(tree, parents[i], node_count)][head];
-        phase.flows.push_back({child, parent, shard_half});
-        phase.flows.push_back({parent, child, shard_half});
-      }
-    }
+  for (const auto& members : nodes) add_nvls_flows(phase, members, per_link);
+  add_rail_trees(phase, nodes, heads, request.bytes / static_cast<double>(heads.size()));
   plan.phases.push_back(std::move(phase));
   return plan;
 }

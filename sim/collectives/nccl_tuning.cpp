@@ -122,11 +122,6 @@ double nvls_efficiency(GpuArchitecture gpu) {
   return efficiency[architecture_index(gpu)];
 }
 
-double nvls_tree_channel_cap_Bps(GpuArchitecture gpu, int nodes) {
-  static constexpr double cap[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 43.8}};
-  return cap[architecture_index(gpu)][nodes_index(nodes)] * kGBps;
-}
-
 double data_fraction(CollectiveAlgorithm algorithm, CollectiveProtocol protocol, GpuArchitecture gpu, int nodes) {
   switch (algorithm) {
     case CollectiveAlgorithm::ring:
@@ -150,6 +145,8 @@ double busbw_cap_Bps(CollectiveAlgorithm algorithm, CollectiveProtocol protocol,
   static constexpr double ring_ll128[4] = {20.0, 20.0, 36.7, 40.0};
   static constexpr double tree_simple[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
   static constexpr double tree_ll128[4][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
+  // perChMaxNVLSTreeBws (NVLSTree's channels are its heads; it never runs on one node).
+  static constexpr double nvls_tree[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 43.8}};
   const int a = architecture_index(gpu), n = nodes_index(nodes);
   const double ll_max_GBps = nodes <= 1 ? ll_max[a][0] : ll_max[cpu == CpuVendor::amd ? 1 : 0][n];
   const double infinity = std::numeric_limits<double>::infinity();
@@ -166,6 +163,7 @@ double busbw_cap_Bps(CollectiveAlgorithm algorithm, CollectiveProtocol protocol,
                kGBps;
       return tree_GBps * kGBps;
     }
+    case CollectiveAlgorithm::nvls_tree: return channels * nvls_tree[a][n] * kGBps;
     default: return infinity;
   }
 }

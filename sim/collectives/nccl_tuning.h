@@ -48,15 +48,13 @@ double net_overhead_s(CpuVendor cpu, CollectiveProtocol protocol);
 // NVLS efficiency on its in-node flows only). PAT: 0.75. 1 for scalecast's own algorithms.
 double data_fraction(CollectiveAlgorithm algorithm, CollectiveProtocol protocol, GpuArchitecture gpu, int nodes);
 // The most bus bandwidth (bytes/s) the pair reaches over `channels` channels whatever the
-// links: LL's polling rate (llMaxBws), LL128's and trees' per-channel maxima. Infinity when
-// NCCL sets none.
+// links: LL's polling rate (llMaxBws), LL128's, trees' and NVLSTree's per-channel maxima
+// (NVLSTree: Hopper 57.7 GB/s on two nodes and 45.5 on more, Blackwell 96.0 and 43.8). Infinity
+// when NCCL sets none.
 double busbw_cap_Bps(CollectiveAlgorithm algorithm, CollectiveProtocol protocol, GpuArchitecture gpu, CpuVendor cpu,
                      int nodes, int channels);
 // NVLink SHARP's efficiency of in-switch reduction (nvlsEfficiency): 0 before Hopper.
 double nvls_efficiency(GpuArchitecture gpu);
-// NVLSTree's bus bandwidth per channel (NVLS head) whatever the links (perChMaxNVLSTreeBws,
-// in bytes/s): Hopper 57.7 GB/s on two nodes and 45.5 on more, Blackwell 96.0 and 43.8.
-double nvls_tree_channel_cap_Bps(GpuArchitecture gpu, int nodes);
 
 // The size-dependent correction NCCL applies to tree allreduce bandwidth (treeCorrectionFactor,
 // 24 powers of two from 64 B): < 1 where trees do not pipeline as well as modelled. NCCL reads
