@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "sim/core/input_error.h"
 #include "sim/core/physical_limits.h"
@@ -176,7 +177,7 @@ ValidationSummary summarize_indices(const std::vector<ValidationCase>& cases, co
 ValidationSummary summarize_validation(const std::vector<ValidationCase>& cases,
                                        const std::vector<ValidationResult>& results) {
   std::vector<size_t> all(results.size());
-  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  std::iota(all.begin(), all.end(), 0);
   return summarize_indices(cases, results, all);
 }
 
