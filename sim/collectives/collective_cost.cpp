@@ -335,7 +335,10 @@ double collective_latency_s(CollectiveOp op, const CollectiveChoice& choice, con
 double wire_factor(CollectiveOp op, const CollectiveChoice& choice, const GroupShape& shape, const PlatformSpec& spec,
                    double bytes) {
   double fraction = nccl::data_fraction(choice.algorithm, choice.protocol, spec.node.gpu.architecture, shape.nodes);
-  if (choice.algorithm == CollectiveAlgorithm::tree && op == CollectiveOp::allreduce)
+  // NCCL's mid-size tree correction, taken as the slowdown it was measured to be on the trees
+  // NCCL tunes, whose GPUs chain inside nodes; one GPU per node has no chain to pipeline through
+  // and runs at the uncorrected rate (nccl-tests #232).
+  if (choice.algorithm == CollectiveAlgorithm::tree && op == CollectiveOp::allreduce && shape.per_node > 1)
     fraction *= nccl::tree_correction(choice.protocol, bytes);
   // NCCL 2.29 corrects NVLSTree's mid sizes like trees' on Blackwell only (ncclTopoGetAlgoTime).
   if (choice.algorithm == CollectiveAlgorithm::nvls_tree && spec.node.gpu.architecture == GpuArchitecture::blackwell)

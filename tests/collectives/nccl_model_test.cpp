@@ -170,6 +170,22 @@ TEST(NcclModel, SimpleRingsPayOneSliceOfPipelineFill) {
   EXPECT_DOUBLE_EQ(wire_factor(CollectiveOp::broadcast, simple, node, a100, loop), 1.0);
 }
 
+// NCCL's treeCorrectionFactor slows trees at mid sizes where GPUs chain inside their nodes (the
+// trees NCCL tuned it on); a tree of one GPU per node has no chain and runs at its 0.92 of the
+// NIC (nccl-tests #232: 0.85-0.88 of an NDR NIC from 8 to 32 MiB).
+TEST(NcclModel, TreeCorrectionSlowsOnlyTreesThatChainInsideNodes) {
+  const PlatformSpec h100 = load_platform("dgx-h100");
+  ClusterLayout one_per_node{&h100, 1};
+  CollectiveRequest request{CollectiveOp::allreduce, 1e6, {0, 1}, 0};
+  const GroupShape rail = group_shape(request, one_per_node), chained = shape_of(h100, 16);
+  ASSERT_EQ(rail.per_node, 1);
+  ASSERT_EQ(chained.per_node, 8);
+  const CollectiveChoice simple{CollectiveAlgorithm::tree, CollectiveProtocol::simple};
+  const double bytes = 32.0 * 1024 * 1024;  // treeCorrectionFactor: Simple 0.7 at 32 MiB
+  EXPECT_DOUBLE_EQ(wire_factor(CollectiveOp::allreduce, simple, rail, h100, bytes), 1 / 0.92);
+  EXPECT_NEAR(wire_factor(CollectiveOp::allreduce, simple, chained, h100, bytes), 1 / (0.92 * 0.7), 1e-9);
+}
+
 TEST(NcclModel, AutoChoosesAmongNcclsEnabledPairs) {
   auto count = [](const char* preset, int gpus, CollectiveOp op) {
     const PlatformSpec spec = load_platform(preset);
