@@ -64,6 +64,17 @@ TEST_F(BadInput, LayerTimeCaseNeedsOneMicrobatchWithoutPipelineAndAKnownPass) {
   expect_input_error("validate --cases " + sideways, {"sideways.yaml", "cases[0].pass", "forward, backward or both"});
 }
 
+// A collective case whose request the model refuses names the case's own field (algo, not the
+// library's "algorithm"; gpus_per_node, not the command line's flag), and its file once.
+TEST_F(BadInput, RefusedCollectiveCaseNamesItsField) {
+  const std::string row = "kind: collective_busbw, platform: dgx-h100, gpus: 8, bytes: 4MiB, measured: 1, source: s, ";
+  const std::string pat = write_file(dir, "pat.yaml", "cases:\n  - {name: a, " + row + "algo: pat}\n");
+  expect_input_error("validate --cases " + pat, {"pat.yaml: a: cases[0].algo: pat runs allgather"});
+  const std::string uneven = write_file(dir, "uneven.yaml", "cases:\n  - {name: a, " + row + "gpus_per_node: 3}\n");
+  expect_input_error("validate --cases " + uneven, {"uneven.yaml: a: cases[0].gpus_per_node: 3 does not divide the 8 GPUs"});
+  EXPECT_EQ(run_scalecast("validate --cases " + uneven).err.find("--gpus"), std::string::npos);
+}
+
 TEST_F(BadInput, UnpricedGpuModelNamesThePlatformField) {
   const std::string platform = write_file(dir, "tiny.yaml", std::string(kSmallPlatform) + "nodes: 1\n");
   const std::string cost_model = write_file(dir, "cm.yaml", R"(uncalibrated:

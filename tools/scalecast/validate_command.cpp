@@ -41,7 +41,10 @@ std::vector<double> run_cases(const std::vector<ValidationCase>& cases, int jobs
         if (outcome.exit_code == 0) {
           simulated[i] = nlohmann::json::parse(outcome.output).get<double>();
         } else if (failure.empty()) {
-          failure = cases[i].name + ": " + outcome.output;
+          // The child's error names the cases file already; the file is named once, below.
+          std::string output = outcome.output;
+          if (output.starts_with(cases[i].file + ": ")) output.erase(0, cases[i].file.size() + 2);
+          failure = cases[i].name + ": " + output;
           failure_code = outcome.exit_code;
         }
       });
