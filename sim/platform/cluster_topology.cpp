@@ -98,7 +98,7 @@ void ClusterTopology::check_gpu_count(const PlatformSpec& spec, int gpus) {
   if (nodes > 1 && (spec.network.topology == NetworkSpec::Topology::none || spec.node.nics.empty()))
     throw InputError(spec.source, "network",
                      "platform has no inter-node network, so at most " + std::to_string(per_node) +
-                         " GPUs; --gpus asked for " + std::to_string(gpus));
+                         " GPUs; " + std::to_string(gpus) + " asked for");
 }
 
 ClusterTopology::ClusterTopology(PlatformSpec spec, int gpus) : spec_(std::move(spec)), gpus_(gpus) {
