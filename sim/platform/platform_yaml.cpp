@@ -439,7 +439,8 @@ VariabilitySpec read_variability(const Field& field) {
 void check_platform(const PlatformSpec& spec, const MapReader& top) {
   const bool has_network = spec.network.topology != NetworkSpec::Topology::none;
   if (spec.nodes != 1 && !has_network) {
-    const std::string nodes = spec.nodes == 0 ? "as many nodes as the GPUs asked for need" : std::to_string(spec.nodes) + " nodes";
+    const std::string nodes =
+        spec.nodes == 0 ? "as many nodes as the GPUs asked for need" : std::to_string(spec.nodes) + " nodes";
     const Field at = top.has("network") ? top.required("network").with_path("network.topology")
                                         : top.field().missing_child("network");
     at.fail((top.has("network") ? "is none" : "is missing") + std::string(", but the platform has ") + nodes +

@@ -20,7 +20,8 @@ ExecutionGraph sweep_graph(const PlatformSpec& platform, CollectiveOp op, int gp
     throw RequestError("gpus_per_node", "expected 1 to the node's " + std::to_string(node_gpus) + " GPUs (platform '" +
                                             platform.name + "'), got " + std::to_string(gpus_per_node));
   if (gpus % gpus_per_node != 0)
-    throw RequestError("gpus_per_node", std::to_string(gpus_per_node) + " does not divide the " + std::to_string(gpus) + " GPUs asked for");
+    throw RequestError("gpus_per_node", std::to_string(gpus_per_node) + " does not divide the " + std::to_string(gpus) +
+                                            " GPUs asked for");
   const int nodes = gpus / gpus_per_node;
   if (nodes > ClusterTopology::kMaxGpus / node_gpus)
     throw RequestError("gpus", std::to_string(nodes) + " nodes of " + std::to_string(node_gpus) + " GPUs are above the " +

@@ -464,7 +464,8 @@ ModelGraph read_model_graph(const YAML::Node& root, const std::string& source) {
     model.optimizer = read_optimizer(*optimizer);
     if (model.optimizer.keeps_master_weights() && bytes_per_value(model.precision) != 4)
       optimizer->fail("master_weights needs fp32 parameter_bytes (precision fp32 or tf32): the master copy is "
-                      "fp32 and the 16-bit working weights follow the run's precision; got precision " + model.precision);
+                      "fp32 and the 16-bit working weights follow the run's precision; got precision " +
+                      model.precision);
   }
   read_operators(top, model);
   return model;

@@ -71,7 +71,8 @@ TEST_F(BadInput, RefusedCollectiveCaseNamesItsField) {
   const std::string pat = write_file(dir, "pat.yaml", "cases:\n  - {name: a, " + row + "algo: pat}\n");
   expect_input_error("validate --cases " + pat, {"pat.yaml: a: cases[0].algo: pat runs allgather"});
   const std::string uneven = write_file(dir, "uneven.yaml", "cases:\n  - {name: a, " + row + "gpus_per_node: 3}\n");
-  expect_input_error("validate --cases " + uneven, {"uneven.yaml: a: cases[0].gpus_per_node: 3 does not divide the 8 GPUs"});
+  expect_input_error("validate --cases " + uneven,
+                     {"uneven.yaml: a: cases[0].gpus_per_node: 3 does not divide the 8 GPUs"});
   EXPECT_EQ(run_scalecast("validate --cases " + uneven).err.find("--gpus"), std::string::npos);
 }
 
