@@ -103,6 +103,17 @@ const ValidationKind& validation_kind(const std::string& name) {
   throw std::logic_error("no validation kind '" + name + "'");
 }
 
+double simulate_case(const ValidationCase& c) {
+  try {
+    return validation_kind(c.kind).simulate(c);
+  } catch (const RequestError& error) {
+    const std::string& parameter = error.parameter();
+    const std::string key = parameter == "algorithm" ? "algo" : parameter == "protocol" ? "proto" : parameter;
+    if (c.optional_text(key)) throw InputError(c.file, c.field + "." + key, error.problem());
+    throw InputError(c.file, c.field, parameter + ": " + error.problem());
+  }
+}
+
 std::vector<ValidationCase> parse_validation_cases(const std::string& yaml_text, const std::string& source) {
   const YAML::Node root = yaml::load_yaml(yaml_text, source);
   const Field top(root, source, "");

@@ -51,6 +51,11 @@ struct ValidationKind {
 const std::vector<ValidationKind>& validation_kinds();
 const ValidationKind& validation_kind(const std::string& name);
 
+// Runs the case's kind. A request the model refuses (RequestError) is the case's error: an
+// InputError at the case's field behind its parameter (the library's algorithm and protocol are
+// a case's algo and proto), or at the case itself when it has no such field.
+double simulate_case(const ValidationCase& c);
+
 // `path` empty: the project's own tests/validation/cases.yaml.
 std::vector<ValidationCase> load_validation_cases(const std::string& path = "");
 std::vector<ValidationCase> parse_validation_cases(const std::string& yaml_text, const std::string& source);

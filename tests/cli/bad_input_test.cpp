@@ -64,9 +64,9 @@ TEST_F(BadInput, LayerTimeCaseNeedsOneMicrobatchWithoutPipelineAndAKnownPass) {
   expect_input_error("validate --cases " + sideways, {"sideways.yaml", "cases[0].pass", "forward, backward or both"});
 }
 
-// A collective case whose request the model refuses names the case's own field (algo, not the
-// library's "algorithm"; gpus_per_node, not the command line's flag), and its file once.
-TEST_F(BadInput, RefusedCollectiveCaseNamesItsField) {
+// A case whose request the model refuses names the case's own field (algo, not the library's
+// "algorithm"; gpus_per_node, not the command line's flag; a dp case's gpus), and its file once.
+TEST_F(BadInput, RefusedCaseNamesItsField) {
   const std::string row = "kind: collective_busbw, platform: dgx-h100, gpus: 8, bytes: 4MiB, measured: 1, source: s, ";
   const std::string pat = write_file(dir, "pat.yaml", "cases:\n  - {name: a, " + row + "algo: pat}\n");
   expect_input_error("validate --cases " + pat, {"pat.yaml: a: cases[0].algo: pat runs allgather"});
@@ -74,6 +74,10 @@ TEST_F(BadInput, RefusedCollectiveCaseNamesItsField) {
   expect_input_error("validate --cases " + uneven,
                      {"uneven.yaml: a: cases[0].gpus_per_node: 3 does not divide the 8 GPUs"});
   EXPECT_EQ(run_scalecast("validate --cases " + uneven).err.find("--gpus"), std::string::npos);
+  const std::string wide = write_file(dir, "wide.yaml",
+                                      "cases:\n  - {name: d, kind: dp_speedup, workload: resnet50, platform: "
+                                      "rtx4090-pcie, gpus: 64, measured: 7, source: s}\n");
+  expect_input_error("validate --cases " + wide, {"wide.yaml: d: cases[0].gpus: 64 GPUs need 16 nodes"});
 }
 
 TEST_F(BadInput, UnpricedGpuModelNamesThePlatformField) {

@@ -95,8 +95,15 @@ TEST(ValidationCases, DpSpeedupAccumulationFieldsAreChecked) {
       EXPECT_EQ(error.field(), field);
     }
   }
-  // 1000 samples do not split into batches of 256 on one GPU: refused, naming the request.
+  // 1000 samples do not split into batches of 256 on one GPU: refused, naming the request; as
+  // the case's error, at its global_batch.
   EXPECT_THROW(dp.simulate(cases[1]), RequestError);
+  try {
+    simulate_case(cases[1]);
+    ADD_FAILURE() << "global_batch 1000 over batch 256 accepted";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field(), "cases[1].global_batch");
+  }
   try {
     validation_kind("cross_generation").simulate(cases[4]);
     ADD_FAILURE() << "global_batch 1000 over batch 256 accepted";

@@ -23,7 +23,7 @@ class FidelityTable : public ::testing::TestWithParam<ValidationCase> {};
 
 TEST_P(FidelityTable, PredictionWithinTolerance) {
   const ValidationCase& c = GetParam();
-  const ValidationResult result = judge(c, validation_kind(c.kind).simulate(c));
+  const ValidationResult result = judge(c, simulate_case(c));
   EXPECT_TRUE(result.within_accepted)
       << c.name << ": measured " << c.measured << ", simulated " << result.simulated << " ("
       << validation_kind(c.kind).unit << "), error " << result.error * 100 << "%"

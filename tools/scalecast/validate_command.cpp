@@ -36,7 +36,7 @@ std::vector<double> run_cases(const std::vector<ValidationCase>& cases, int jobs
   int failure_code = 0;
   run_in_processes(
       static_cast<int>(cases.size()), jobs,
-      [&](int i) { return nlohmann::json(validation_kind(cases[i].kind).simulate(cases[i])).dump(); },
+      [&](int i) { return nlohmann::json(simulate_case(cases[i])).dump(); },
       [&](int i, const JobOutcome& outcome) {
         if (outcome.exit_code == 0) {
           simulated[i] = nlohmann::json::parse(outcome.output).get<double>();
