@@ -1,6 +1,7 @@
 // `auto` picks, for every preset and sizes from 8 B to 8 GiB, an (algorithm, protocol) pair that
 // simulates no slower, alone on the network, than any other pair that applies (to 1%), on whole
-// nodes and, across nodes, on one GPU per node (the rails of tp:8 layouts). The
+// nodes and, across nodes, on one GPU per node (the rails of tp:8 layouts): all-reduce,
+// all-gather and reduce-scatter (their ring's protocols, and PAT on one GPU per node). The
 // simulations put real flows on SimGrid's network (no closed form), each in a child process
 // (one SimGrid engine per process), so a model that predicts one thing and simulates another
 // fails here.
@@ -25,7 +26,8 @@ std::vector<int> group_of(const PlatformSpec& platform, int nodes, int per_node)
   return group;
 }
 
-std::vector<double> simulated_s(const PlatformSpec& platform, int nodes, int per_node, CollectiveChoice choice) {
+std::vector<double> simulated_s(const PlatformSpec& platform, CollectiveOp op, int nodes, int per_node,
+                                CollectiveChoice choice) {
   return testing::in_child_process_values([&] {
     ReplayOptions options;
     options.algorithm = choice.algorithm;
@@ -35,8 +37,8 @@ std::vector<double> simulated_s(const PlatformSpec& platform, int nodes, int per
     const int world = nodes == 1 ? per_node : nodes * platform.node.gpus;
     const ExecutionGraph graph =
         per_node == platform.node.gpus || nodes == 1
-            ? collective_sweep_graph(CollectiveOp::allreduce, world, kSizes)
-            : collective_sweep_graph(CollectiveOp::allreduce, world, group_of(platform, nodes, per_node), kSizes);
+            ? collective_sweep_graph(op, world, kSizes)
+            : collective_sweep_graph(op, world, group_of(platform, nodes, per_node), kSizes);
     const ReplayResult result = replay(graph, platform, options);
     std::vector<double> times;
     for (const CollectiveRecord& r : result.collectives) times.push_back(r.end_s - r.start_s);
@@ -54,20 +56,25 @@ TEST_P(AutoChoice, SimulatesNoSlowerThanAnyApplicablePair) {
   const PlatformSpec platform = load_platform(preset);
   ClusterLayout layout{&platform, nodes == 1 ? per_node : platform.node.gpus};
   CollectiveRequest request{CollectiveOp::allreduce, 1, group_of(platform, nodes, per_node), 0};
-  if (nodes == 1) request.group = group_of(platform, 1, per_node);
-  const auto pairs = candidate_choices(CollectiveOp::allreduce, {CollectiveAlgorithm::automatic, CollectiveProtocol::automatic},
-                                       group_shape(request, layout), platform);
-  ASSERT_GE(pairs.size(), 2u);
   const CollectiveChoice automatic{CollectiveAlgorithm::automatic, CollectiveProtocol::automatic};
-  const std::vector<double> chosen = simulated_s(platform, nodes, per_node, automatic);
-  ASSERT_EQ(chosen.size(), kSizes.size());
-  for (const CollectiveChoice& pair : pairs) {
-    const std::vector<double> other = simulated_s(platform, nodes, per_node, pair);
-    ASSERT_EQ(other.size(), kSizes.size());
-    for (size_t i = 0; i < kSizes.size(); ++i)
-      EXPECT_LE(chosen[i], other[i] * 1.01) << preset << " on " << nodes << " x " << per_node << " GPUs, " << kSizes[i]
-                                            << " B: auto " << chosen[i] * 1e6 << " us, " << to_string(pair.algorithm)
-                                            << "/" << to_string(pair.protocol) << " " << other[i] * 1e6 << " us";
+  // All-reduce has several pairs everywhere; all-gather and reduce-scatter their ring's protocols
+  // (one where LL128 is off is no choice) and PAT on one GPU per node.
+  for (CollectiveOp op : {CollectiveOp::allreduce, CollectiveOp::allgather, CollectiveOp::reducescatter}) {
+    request.op = op;
+    const auto pairs = candidate_choices(op, automatic, group_shape(request, layout), platform);
+    if (op != CollectiveOp::allreduce && pairs.size() < 2) continue;
+    ASSERT_GE(pairs.size(), 2u) << to_string(op);
+    const std::vector<double> chosen = simulated_s(platform, op, nodes, per_node, automatic);
+    ASSERT_EQ(chosen.size(), kSizes.size());
+    for (const CollectiveChoice& pair : pairs) {
+      const std::vector<double> other = simulated_s(platform, op, nodes, per_node, pair);
+      ASSERT_EQ(other.size(), kSizes.size());
+      for (size_t i = 0; i < kSizes.size(); ++i)
+        EXPECT_LE(chosen[i], other[i] * 1.01) << preset << " on " << nodes << " x " << per_node << " GPUs, "
+                                              << to_string(op) << " " << kSizes[i] << " B: auto " << chosen[i] * 1e6
+                                              << " us, " << to_string(pair.algorithm) << "/"
+                                              << to_string(pair.protocol) << " " << other[i] * 1e6 << " us";
+    }
   }
 }
 
