@@ -294,17 +294,15 @@ CollectivePlan plan_pat(const CollectiveRequest& request, CollectiveFidelity fid
   const int n = static_cast<int>(request.group.size());
   const double shard = request.bytes / n;
   const int direction = request.op == CollectiveOp::reducescatter ? 1 : -1;
-  // Bruck's blocks per step, nearest distance first: 1, 2, 4, ... shards (fewer at the last).
-  std::vector<int> distances, blocks;
-  for (int distance = 1; distance < n; distance *= 2) {
-    distances.push_back(distance);
-    blocks.push_back(std::min(distance, n - distance));
-  }
-  const int steps = static_cast<int>(distances.size());
+  int steps = 0;
+  while ((1 << steps) < n) ++steps;
   for (int k = steps - 1; k >= 0; --k) {  // farthest first, carrying the fewest shards
     CollectivePhase step;
-    const int distance = distances[k];
-    const double bytes = blocks[steps - 1 - k] * shard;
+    const int distance = 1 << k;
+    // Bruck's block at step j (nearest distance first) is 2^j shards, fewer at the last step;
+    // PAT runs the steps in reverse, so the step at distance 2^k carries step j = steps-1-k's.
+    const int bruck = 1 << (steps - 1 - k);
+    const double bytes = std::min(bruck, n - bruck) * shard;
     for (int i = 0; i < n; ++i) {
       const int peer = ((i + direction * distance) % n + n) % n;
       step.flows.push_back({request.group[i], request.group[peer], bytes});

@@ -8,11 +8,16 @@ namespace scalecast {
 
 namespace {
 
+// Whether the run's ranks fill whole nodes (`gpus_per_node` 0 or the node's GPUs).
+bool fills_nodes(const PlatformSpec& platform, int gpus_per_node) {
+  return gpus_per_node == 0 || gpus_per_node == platform.node.gpus;
+}
+
 // The run's graph: `gpus` ranks filling nodes, or `gpus_per_node` of them on each node's first GPUs.
 ExecutionGraph sweep_graph(const PlatformSpec& platform, CollectiveOp op, int gpus, int gpus_per_node,
                            const std::vector<double>& sizes_bytes) {
   const int node_gpus = platform.node.gpus;
-  if (gpus_per_node == 0 || gpus_per_node == node_gpus) {
+  if (fills_nodes(platform, gpus_per_node)) {
     ClusterTopology::check_gpu_count(platform, gpus);
     return collective_sweep_graph(op, gpus, sizes_bytes);
   }
@@ -23,6 +28,7 @@ ExecutionGraph sweep_graph(const PlatformSpec& platform, CollectiveOp op, int gp
     throw RequestError("gpus_per_node", std::to_string(gpus_per_node) + " does not divide the " + std::to_string(gpus) +
                                             " GPUs asked for");
   const int nodes = gpus / gpus_per_node;
+  // Checked before nodes x node_gpus is formed, which could overflow.
   if (nodes > ClusterTopology::kMaxGpus / node_gpus)
     throw RequestError("gpus", std::to_string(nodes) + " nodes of " + std::to_string(node_gpus) + " GPUs are above the " +
                                    std::to_string(ClusterTopology::kMaxGpus) + " GPUs scalecast simulates");
@@ -42,6 +48,7 @@ CollectiveSweep simulate_collective_sweep(const PlatformSpec& platform, Collecti
   for (double size : sizes_bytes)
     if (!(size > 0)) throw RequestError("bytes", "sizes must be positive");
   CollectiveSweep sweep;
+  sweep.gpus_per_node = fills_nodes(platform, gpus_per_node) ? 0 : gpus_per_node;
   sweep.replay = replay(sweep_graph(platform, op, gpus, gpus_per_node, sizes_bytes), platform, options);
   const double bus_factor = bus_bandwidth_factor(op, gpus);
   for (const CollectiveRecord& record : sweep.replay.collectives) {

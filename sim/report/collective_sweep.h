@@ -26,6 +26,7 @@ struct CollectiveRow {
 struct CollectiveSweep {
   std::vector<CollectiveRow> rows;  // one per size, in the order given
   double average_busbw_GBps = 0;    // nccl-tests' closing "Avg bus bandwidth": the rows' mean
+  int gpus_per_node = 0;            // ranks per node when fewer than the node's GPUs; 0: whole nodes
   ReplayResult replay;
 };
 

@@ -19,6 +19,15 @@ GroupShape shape_of(const PlatformSpec& spec, int gpus) {
   return group_shape(request, layout);
 }
 
+// One GPU on each of `nodes` nodes (a layout of one GPU per node stands for the rails of larger
+// nodes).
+GroupShape shape_of_rail(const PlatformSpec& spec, int nodes, CollectiveOp op = CollectiveOp::allreduce) {
+  ClusterLayout layout{&spec, 1};
+  CollectiveRequest request{op, 1e6, {}, 0};
+  for (int r = 0; r < nodes; ++r) request.group.push_back(r);
+  return group_shape(request, layout);
+}
+
 double latency_us(const std::string& preset, int gpus, CollectiveAlgorithm algorithm, CollectiveProtocol protocol,
                   CollectiveOp op = CollectiveOp::allreduce) {
   const PlatformSpec spec = load_platform(preset);
@@ -60,24 +69,18 @@ TEST(NcclModel, NvlsTreeLatencyAddsTwoNetworkStepsPerTreeLevel) {
 }
 
 // PAT: NCCL's 8 us + log2(nodes) x the network step / 3.5 + 2.8 us per rank, with one GPU per
-// node (a layout of one GPU per node stands for the rails of larger nodes).
+// node.
 TEST(NcclModel, PatLatencyIsLogarithmicPlusLinearInRanks) {
   const PlatformSpec spec = load_platform("dgx-h100");
-  auto shape_of_rail = [&](int nodes) {
-    ClusterLayout layout{&spec, 1};
-    CollectiveRequest request{CollectiveOp::allgather, 1e6, {}, 0};
-    for (int r = 0; r < nodes; ++r) request.group.push_back(r);
-    return group_shape(request, layout);
-  };
   const auto pat = [&](int nodes) {
     return collective_latency_s(CollectiveOp::allgather, {CollectiveAlgorithm::pat, CollectiveProtocol::simple},
-                                shape_of_rail(nodes), spec, 4) / kUs;
+                                shape_of_rail(spec, nodes, CollectiveOp::allgather), spec, 4) / kUs;
   };
   const double ratio = spec.collectives.inter_step_latency_s ? *spec.collectives.inter_step_latency_s / (2.7 * kUs) : 1.0;
   EXPECT_NEAR(pat(64), 8 + 6 * 14.0 * ratio / 3.5 + 64 * 2.8, 1e-6);
   EXPECT_NEAR(pat(1024), 8 + 10 * 14.0 * ratio / 3.5 + 1024 * 2.8, 1e-6);
   EXPECT_EQ(candidate_choices(CollectiveOp::allgather, {CollectiveAlgorithm::automatic, CollectiveProtocol::automatic},
-                              shape_of_rail(64), spec).size(), 4u);  // ring x 3, PAT Simple
+                              shape_of_rail(spec, 64, CollectiveOp::allgather), spec).size(), 4u);  // ring x 3, PAT Simple
 }
 
 TEST(NcclModel, ChainLatencyPaysEachHopAtItsOwnPath) {
@@ -175,9 +178,7 @@ TEST(NcclModel, SimpleRingsPayOneSliceOfPipelineFill) {
 // NIC (nccl-tests #232: 0.85-0.88 of an NDR NIC from 8 to 32 MiB).
 TEST(NcclModel, TreeCorrectionSlowsOnlyTreesThatChainInsideNodes) {
   const PlatformSpec h100 = load_platform("dgx-h100");
-  ClusterLayout one_per_node{&h100, 1};
-  CollectiveRequest request{CollectiveOp::allreduce, 1e6, {0, 1}, 0};
-  const GroupShape rail = group_shape(request, one_per_node), chained = shape_of(h100, 16);
+  const GroupShape rail = shape_of_rail(h100, 2), chained = shape_of(h100, 16);
   ASSERT_EQ(rail.per_node, 1);
   ASSERT_EQ(chained.per_node, 8);
   const CollectiveChoice simple{CollectiveAlgorithm::tree, CollectiveProtocol::simple};

@@ -80,7 +80,7 @@ RowLabels labels_of(CollectiveOp op, double bytes, int gpus) {
 void print_table(const CollectiveSweep& sweep, const nlohmann::ordered_json& out, CollectiveOp op, int gpus,
                  const po::variables_map& values, double wall_s) {
   const std::string per_node =
-      out.contains("gpus_per_node") ? " (" + std::to_string(out["gpus_per_node"].get<int>()) + " per node)" : "";
+      sweep.gpus_per_node > 0 ? " (" + std::to_string(sweep.gpus_per_node) + " per node)" : "";
   std::printf("# %s on %d GPUs%s of %s (algo %s, proto %s, fidelity %s)\n#\n", to_string(op), gpus, per_node.c_str(),
               out["platform"].get<std::string>().c_str(), values["algo"].as<std::string>().c_str(),
               values["proto"].as<std::string>().c_str(), values["fidelity"].as<std::string>().c_str());
@@ -120,13 +120,13 @@ po::options_description collective_command_options() {
 }
 
 // The sweep as one JSON object: a row per size, with nccl-tests' columns and what ran.
-nlohmann::ordered_json sweep_json(const PlatformSpec& platform, CollectiveOp op, int gpus, int gpus_per_node,
-                                  const CollectiveSweep& sweep, double wall_s) {
+nlohmann::ordered_json sweep_json(const PlatformSpec& platform, CollectiveOp op, int gpus, const CollectiveSweep& sweep,
+                                  double wall_s) {
   nlohmann::ordered_json out;
   out["platform"] = platform.name;
   out["op"] = to_string(op);
   out["gpus"] = gpus;
-  if (gpus_per_node > 0 && gpus_per_node != platform.node.gpus) out["gpus_per_node"] = gpus_per_node;
+  if (sweep.gpus_per_node > 0) out["gpus_per_node"] = sweep.gpus_per_node;
   if (!sweep.replay.network.empty()) out["network"] = sweep.replay.network;
   out["rows"] = nlohmann::ordered_json::array();
   for (const CollectiveRow& row : sweep.rows) {
@@ -167,7 +167,7 @@ int run_collective(const std::vector<std::string>& args) {
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (timeline_path) write_timeline(sweep.replay.timeline, *timeline_path);
 
-  const nlohmann::ordered_json out = sweep_json(platform, op, gpus, gpus_per_node, sweep, wall_s);
+  const nlohmann::ordered_json out = sweep_json(platform, op, gpus, sweep, wall_s);
   if (values["json"].as<bool>()) {
     std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return 0;
